@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The whole test suite: install dependencies, build, run every test phase,
+# and end with one line "N passed, N failed, N skipped". Exits non-zero on
+# any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+
+passed=0 failed=0 skipped=0
+
+# Add the counts of one `meson test` run (its summary lines) to the totals.
+count_meson() {
+	local log=$1 ok fail skip exp_fail unexp_pass timeout
+	ok=$(awk '/^Ok:/ {print $2}' "$log")
+	exp_fail=$(awk '/^Expected Fail:/ {print $3}' "$log")
+	fail=$(awk '/^Fail:/ {print $2}' "$log")
+	unexp_pass=$(awk '/^Unexpected Pass:/ {print $3}' "$log")
+	skip=$(awk '/^Skipped:/ {print $2}' "$log")
+	timeout=$(awk '/^Timeout:/ {print $2}' "$log")
+	passed=$((passed + ${ok:-0} + ${exp_fail:-0}))
+	failed=$((failed + ${fail:-0} + ${unexp_pass:-0} + ${timeout:-0}))
+	skipped=$((skipped + ${skip:-0}))
+}
+
+# Run one phase: build in $dir with extra meson options, then its tests.
+phase() {
+	local name=$1 dir=$2
+	shift 2
+	echo "=== $name"
+	if ! bash scripts/build.sh "$dir" "$@"; then
+		echo "--- $name: build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	meson test -C "$dir" --print-errorlogs --num-processes 2 >"$dir/test-summary.log" 2>&1
+	grep -E '^ *[0-9]+/[0-9]+ ' "$dir/test-summary.log" || true
+	grep -A200 '^Summary of Failures' "$dir/test-summary.log" | head -60 || true
+	count_meson "$dir/test-summary.log"
+}
+
+phase "build with gcc, unit and integration tests" build
+phase "AddressSanitizer + UndefinedBehaviorSanitizer" build-asan \
+	-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+echo "=== install and build an outside program with pkg-config"
+if bash tests/install/check_install.sh build; then
+	passed=$((passed + 1))
+else
+	failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

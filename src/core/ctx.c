@@ -1,0 +1,286 @@
+/*
+ * softdoca — the generic context state machine.
+ *
+ * Every state change goes through ctx_set_state, which fires the
+ * state-changed callback. IDLE -> RUNNING (or STARTING) happens in
+ * doca_ctx_start; RUNNING -> STOPPING in doca_ctx_stop or on a fatal error;
+ * STOPPING -> IDLE once no task is in flight or allocated and the library
+ * has finished its teardown — inside doca_ctx_stop when that is already
+ * true, otherwise from doca_pe_progress.
+ */
+#include <string.h>
+
+#include "ctx.h"
+#include "dev.h"
+#include "log_internal.h"
+#include "pe.h"
+
+SDK_LOG_REGISTER(CTX)
+
+static const char *ctx_state_name(enum doca_ctx_states state)
+{
+	switch (state) {
+	case DOCA_CTX_STATE_IDLE:
+		return "idle";
+	case DOCA_CTX_STATE_STARTING:
+		return "starting";
+	case DOCA_CTX_STATE_RUNNING:
+		return "running";
+	case DOCA_CTX_STATE_STOPPING:
+		return "stopping";
+	}
+	return "unknown";
+}
+
+static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
+{
+	enum doca_ctx_states prev = ctx->state;
+
+	ctx->state = next;
+	SDK_LOG_TRC("%s ctx %p: %s -> %s", ctx->ops->name, (void *)ctx, ctx_state_name(prev),
+		    ctx_state_name(next));
+	if (ctx->state_cb != NULL)
+		ctx->state_cb(ctx->user_data, ctx, prev, next);
+}
+
+SOFTDOCA_EXPORT void softdoca_ctx_init(struct doca_ctx *ctx, const struct softdoca_ctx_ops *ops,
+				       struct doca_dev *dev)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->ops = ops;
+	ctx->dev = dev;
+	ctx->state = DOCA_CTX_STATE_IDLE;
+	/* The device must outlive the context: doca_dev_close says IN_USE. */
+	if (dev != NULL)
+		softdoca_dev_hold(dev);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx)
+{
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SDK_LOG_ERR("%s context is %s: stop it (and let it reach idle) before destroying it", ctx->ops->name,
+			    ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe != NULL) {
+		core_pe_remove_ctx(ctx->pe, ctx);
+		ctx->pe = NULL;
+	}
+	core_task_pools_destroy(ctx);
+	if (ctx->dev != NULL) {
+		softdoca_dev_release(ctx->dev);
+		ctx->dev = NULL;
+	}
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_idle(const struct doca_ctx *ctx, const char *what)
+{
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR("%s: %s context is %s; this is only allowed while idle (before start or after stop)", what,
+		    ctx->ops->name, ctx_state_name(ctx->state));
+	return DOCA_ERROR_BAD_STATE;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_start(struct doca_ctx *ctx)
+{
+	doca_error_t status;
+
+	if (ctx == NULL) {
+		SDK_LOG_ERR("doca_ctx_start: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		SDK_LOG_ERR("doca_ctx_start: %s context is already %s", ctx->ops->name, ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe == NULL) {
+		SDK_LOG_ERR("doca_ctx_start: %s context is not connected to a progress engine (doca_pe_connect_ctx)",
+			    ctx->ops->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	status = core_task_pools_create(ctx);
+	if (status != DOCA_SUCCESS)
+		return status;
+
+	status = ctx->ops->start != NULL ? ctx->ops->start(ctx) : DOCA_SUCCESS;
+	if (status == DOCA_SUCCESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
+		return DOCA_SUCCESS;
+	}
+	if (status == DOCA_ERROR_IN_PROGRESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
+		return DOCA_ERROR_IN_PROGRESS;
+	}
+	core_task_pools_destroy(ctx);
+	return status;
+}
+
+SOFTDOCA_EXPORT void softdoca_ctx_start_done(struct doca_ctx *ctx, doca_error_t status)
+{
+	if (ctx->state != DOCA_CTX_STATE_STARTING)
+		return;
+	if (status == DOCA_SUCCESS) {
+		ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
+		return;
+	}
+	SDK_LOG_ERR("%s context failed to start: %s", ctx->ops->name, doca_error_get_descr(status));
+	core_task_pools_destroy(ctx);
+	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+}
+
+static void ctx_begin_stop(struct doca_ctx *ctx)
+{
+	ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	if (ctx->ops->stop != NULL)
+		ctx->ops->stop(ctx);
+}
+
+bool core_ctx_try_finish_stop(struct doca_ctx *ctx)
+{
+	if (ctx->num_inflight > 0 || ctx->num_allocated > 0)
+		return false;
+	if (ctx->ops->stop_finished != NULL && !ctx->ops->stop_finished(ctx))
+		return false;
+	if (ctx->ops->stopped != NULL)
+		ctx->ops->stopped(ctx);
+	core_task_pools_destroy(ctx);
+	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+	return true;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
+{
+	if (ctx == NULL) {
+		SDK_LOG_ERR("doca_ctx_stop: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	switch (ctx->state) {
+	case DOCA_CTX_STATE_IDLE:
+		return DOCA_SUCCESS;
+	case DOCA_CTX_STATE_STOPPING:
+		return DOCA_ERROR_IN_PROGRESS;
+	case DOCA_CTX_STATE_STARTING:
+	case DOCA_CTX_STATE_RUNNING:
+		break;
+	}
+	ctx_begin_stop(ctx);
+	if (core_ctx_try_finish_stop(ctx))
+		return DOCA_SUCCESS;
+	SDK_LOG_DBG("%s ctx %p stopping: %zu tasks in flight, %u allocated", ctx->ops->name, (void *)ctx,
+		    ctx->num_inflight, ctx->num_allocated);
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason)
+{
+	if (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING)
+		return;
+	SDK_LOG_ERR("%s context stops after a fatal error: %s", ctx->ops->name, doca_error_get_descr(reason));
+	ctx_begin_stop(ctx);
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
+{
+	if (ctx == NULL || num_inflight_tasks == NULL) {
+		SDK_LOG_ERR("doca_ctx_get_num_inflight_tasks: %s is NULL", ctx == NULL ? "ctx" : "output");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*num_inflight_tasks = ctx->num_inflight;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_data)
+{
+	if (ctx == NULL) {
+		SDK_LOG_ERR("doca_ctx_set_user_data: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ctx->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
+{
+	if (ctx == NULL || user_data == NULL) {
+		SDK_LOG_ERR("doca_ctx_get_user_data: %s is NULL", ctx == NULL ? "ctx" : "output");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*user_data = ctx->user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_changed_callback_t cb)
+{
+	if (ctx == NULL) {
+		SDK_LOG_ERR("doca_ctx_set_state_changed_cb: ctx is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (softdoca_ctx_check_idle(ctx, "doca_ctx_set_state_changed_cb") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	ctx->state_cb = cb;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
+{
+	if (ctx == NULL || state == NULL) {
+		SDK_LOG_ERR("doca_ctx_get_state: %s is NULL", ctx == NULL ? "ctx" : "output");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*state = ctx->state;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+void doca_ctx_flush_tasks(struct doca_ctx *ctx)
+{
+	(void)ctx; /* submissions are never held back, so nothing waits for a flush */
+}
+
+static doca_error_t ctx_not_supported(const char *what)
+{
+	SDK_LOG_ERR("%s: not supported on softdoca soft devices (no GPU/DPA datapath, no interrupt vectors)", what);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_set_datapath_on_gpu(struct doca_ctx *ctx, struct doca_gpu *gpu_dev)
+{
+	(void)ctx;
+	(void)gpu_dev;
+	return ctx_not_supported("doca_ctx_set_datapath_on_gpu");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_set_datapath_on_dpa(struct doca_ctx *ctx, struct doca_dpa *dpa_dev)
+{
+	(void)ctx;
+	(void)dpa_dev;
+	return ctx_not_supported("doca_ctx_set_datapath_on_dpa");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_set_completion_vector(struct doca_ctx *ctx, uint32_t completion_vector)
+{
+	(void)ctx;
+	(void)completion_vector;
+	return ctx_not_supported("doca_ctx_set_completion_vector");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo,
+						     uint32_t *num_completion_vectors)
+{
+	(void)devinfo;
+	(void)num_completion_vectors;
+	return ctx_not_supported("doca_ctx_cap_get_num_completion_vectors");
+}

@@ -1,0 +1,92 @@
+/*
+ * softdoca — devices, internal view. Not installed.
+ *
+ * A struct doca_devinfo describes one device of a snapshot list; it is
+ * reference counted so that an open device (struct doca_dev) outlives the
+ * list it came from. Other layers (rdma, engine, tools) read it only
+ * through the softdoca_devinfo_* getters below.
+ *
+ * The GID table of a soft device is its interface's addresses: IPv4
+ * addresses first, then IPv6 ones, each in the order the kernel lists them;
+ * an IPv4 address appears as the IPv4-mapped IPv6 address ::ffff:a.b.c.d,
+ * as RoCE v2 does. GID index i is address i.
+ */
+#ifndef SOFTDOCA_CORE_DEV_H_
+#define SOFTDOCA_CORE_DEV_H_
+
+#include <net/if.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <doca_dev.h>
+
+#include "common.h"
+
+/* Where a device comes from. Only soft devices exist today; real RDMA
+ * devices found through UCX will be a second kind. */
+enum softdoca_dev_kind {
+	SOFTDOCA_DEV_KIND_SOFT = 0, /* a network interface driven in software */
+	SOFTDOCA_DEV_KIND_RDMA = 1, /* reserved: an RDMA device UCX can use */
+};
+
+/* One interface address, kept in the family's own byte layout. */
+struct softdoca_dev_addr {
+	sa_family_t family; /* AF_INET or AF_INET6 */
+	uint8_t bytes[16];  /* 4 used for AF_INET, network order */
+};
+
+struct doca_devinfo {
+	atomic_uint refcount; /* the list's reference plus one per open device */
+	enum softdoca_dev_kind kind;
+	char ibdev_name[DOCA_DEVINFO_IBDEV_NAME_SIZE];
+	char iface_name[IF_NAMESIZE];
+	unsigned int ifindex;
+	unsigned int if_flags; /* IFF_* at snapshot time */
+	int has_mac;
+	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE];
+	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	uint64_t active_rate; /* bits per second */
+	uint32_t nb_addrs;
+	struct softdoca_dev_addr *addrs; /* the GID table, in GID order */
+};
+
+/* Kind of the device. */
+SOFTDOCA_EXPORT enum softdoca_dev_kind softdoca_devinfo_kind(const struct doca_devinfo *devinfo);
+
+/* Network interface name ("" for NULL). */
+SOFTDOCA_EXPORT const char *softdoca_devinfo_iface(const struct doca_devinfo *devinfo);
+
+/* ibdev name, as doca_devinfo_get_ibdev_name reports it ("" for NULL). */
+SOFTDOCA_EXPORT const char *softdoca_devinfo_ibdev(const struct doca_devinfo *devinfo);
+
+/* Kernel interface index (0 for NULL). */
+SOFTDOCA_EXPORT unsigned int softdoca_devinfo_ifindex(const struct doca_devinfo *devinfo);
+
+/* Number of GID table entries (0 for NULL). */
+SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *devinfo);
+
+/* Copy GID number index into gid_out. Errors: INVALID_VALUE (NULL argument
+ * or index out of range). */
+SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid(const struct doca_devinfo *devinfo, uint32_t index,
+						  uint8_t gid_out[DOCA_GID_BYTE_LENGTH]);
+
+/* The address behind GID number index as a socket address (port 0; IPv6
+ * link-local addresses carry the interface as scope id), ready for bind or
+ * a UCX listener. Errors: INVALID_VALUE (NULL argument or index out of
+ * range). */
+SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
+						   struct sockaddr_storage *addr_out, socklen_t *len_out);
+
+/* Find which GID index holds gid. Errors: INVALID_VALUE (NULL argument),
+ * NOT_FOUND. */
+SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid_find(const struct doca_devinfo *devinfo,
+						       const uint8_t gid[DOCA_GID_BYTE_LENGTH], uint32_t *index_out);
+
+/* Objects built on an open device (mmaps, contexts) hold it so that
+ * doca_dev_close refuses, with DOCA_ERROR_IN_USE, to release it under them.
+ * Every hold needs one release. */
+SOFTDOCA_EXPORT void softdoca_dev_hold(struct doca_dev *dev);
+SOFTDOCA_EXPORT void softdoca_dev_release(struct doca_dev *dev);
+
+#endif /* SOFTDOCA_CORE_DEV_H_ */

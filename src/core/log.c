@@ -1,0 +1,967 @@
+/*
+ * softdoca — DOCA logging.
+ *
+ * Every message becomes one line:
+ *
+ *   [HH:MM:SS.uuuuuu][pid][tid][LEVEL][source][file:line][function] message
+ *
+ * for example
+ *
+ *   [14:03:22.123456][4242][4243][ERROR][RDMA::COMMON][common.c:88][open_dev] no device
+ *
+ * local wall-clock time with microseconds, process id, kernel thread id,
+ * level name (CRIT ERROR WARN INFO DEBUG TRACE), the registered source name
+ * ("unknown" for an id nobody registered), the base name of the file, the
+ * line and the function. Syslog lines start at "[LEVEL]": syslog records
+ * time and pid itself. A line longer than LOG_LINE_MAX - 1 bytes is cut and
+ * ends in "..."; every line ends in exactly one '\n'.
+ *
+ * Sources are program sources (doca_log_register_source) or SDK sources
+ * (softdoca_log_register_sdk_source, used by the library itself). Program
+ * messages go only to program backends, SDK messages only to SDK backends.
+ * A backend prints a message when upper <= level <= lower; DISABLE (10) as a
+ * message level prints nowhere.
+ *
+ * Until the program creates an SDK backend, an implicit one writes SDK
+ * messages to stderr, so a library error is never lost: it prints ERROR and
+ * more severe, or everything within the global SDK limit once that limit was
+ * chosen (DOCA_LOG_LEVEL, doca_log_level_set_global_sdk_limit).
+ *
+ * Threads: one recursive mutex guards the registry, the backend list and
+ * the output; the "would anything print?" checks are atomic loads only.
+ * Backends are never freed (they live until exit), so the list only grows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_log.h>
+
+#include "common.h"
+#include "log_internal.h"
+
+SDK_LOG_REGISTER(SOFTDOCA::LOG)
+
+/* Report a bad argument under the public function's name, not the name of
+ * the helper that noticed it. */
+#define LOG_CALLER_ERR(caller, ...) \
+	((void)doca_log(DOCA_LOG_LEVEL_ERROR, sdk_log_source, __FILE__, __LINE__, (caller), __VA_ARGS__))
+
+#define LOG_LINE_MAX 2048
+#define LOG_MAX_SOURCES 1024
+#define LOG_TRUNC_MARK "..."
+#define LOG_ENV_LEVEL "DOCA_LOG_LEVEL"
+#define LOG_SDK_DEFAULT DOCA_LOG_LEVEL_INFO
+/* What the implicit stderr backend prints when nobody chose an SDK level. */
+#define LOG_IMPLICIT_DEFAULT DOCA_LOG_LEVEL_ERROR
+
+enum log_source_kind {
+	LOG_SOURCE_FREE = 0,
+	LOG_SOURCE_PROGRAM,
+	LOG_SOURCE_SDK,
+};
+
+struct log_source {
+	_Atomic int kind; /* enum log_source_kind; read without the lock */
+	char *name;	  /* owned; read and written under log_lock */
+};
+
+enum log_backend_type {
+	LOG_BACKEND_STANDARD,
+	LOG_BACKEND_FILE,
+	LOG_BACKEND_FD,
+	LOG_BACKEND_BUF,
+	LOG_BACKEND_SYSLOG,
+};
+
+struct doca_log_backend {
+	struct doca_log_backend *next;
+	enum log_backend_type type;
+	bool sdk;
+	uint32_t lower; /* most verbose level printed */
+	uint32_t upper; /* most severe level printed */
+	bool lower_strict;
+	bool upper_strict;
+	FILE *file;			/* FILE backends */
+	int fd;				/* FD backends */
+	char *buf;			/* BUF backends: the program's buffer ... */
+	size_t capacity;		/* ... its size ... */
+	log_flush_callback handler;	/* ... and who gets each line */
+	char *ident;			/* SYSLOG backends: openlog keeps this pointer */
+};
+
+/* One formatted message. body is where the syslog part starts. */
+struct log_line {
+	char text[LOG_LINE_MAX];
+	size_t len;
+	size_t body;
+	bool truncated;
+};
+
+/* Recursive: a buffer backend's callback may call back into the log API. */
+static pthread_mutex_t log_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_once_t log_init_once = PTHREAD_ONCE_INIT;
+
+/* Id 0 is never handed out: DOCA_LOG_REGISTER's log_source starts at 0, so
+ * a failed registration logs as "unknown" rather than as someone else. */
+static struct log_source log_sources[LOG_MAX_SOURCES];
+
+static struct doca_log_backend *backend_head; /* creation order */
+static struct doca_log_backend *backend_tail;
+static bool standard_created;
+
+/* Stands in for SDK backends until the program creates one. */
+static struct doca_log_backend implicit_sdk = {
+	.type = LOG_BACKEND_FILE,
+	.sdk = true,
+	.lower = LOG_IMPLICIT_DEFAULT,
+	.upper = DOCA_LOG_LEVEL_CRIT,
+};
+static bool implicit_active = true;
+
+static _Atomic uint32_t global_lower = DOCA_LOG_LEVEL_INFO;
+static _Atomic uint32_t global_upper = DOCA_LOG_LEVEL_CRIT;
+static _Atomic uint32_t sdk_limit = LOG_SDK_DEFAULT;
+static bool sdk_limit_chosen; /* set by DOCA_LOG_LEVEL or the API */
+
+/* Most verbose lower limit over each class of backend: a message more
+ * verbose than this prints nowhere and is dropped before any locking. */
+static _Atomic uint32_t program_verbosity;
+static _Atomic uint32_t sdk_verbosity = LOG_IMPLICIT_DEFAULT;
+
+/* A bad DOCA_LOG_LEVEL found during init, reported once init is over (the
+ * init routine itself must not log: logging waits for init). */
+static char env_bad_value[64];
+static atomic_bool env_report_pending;
+
+/* Set while this thread writes to backends: a message logged from inside a
+ * buffer callback would recurse forever, so it is dropped. */
+static _Thread_local bool log_in_output;
+
+/* ---- levels ---------------------------------------------------------- */
+
+static bool level_valid(uint32_t level)
+{
+	return level >= DOCA_LOG_LEVEL_DISABLE && level <= DOCA_LOG_LEVEL_TRACE;
+}
+
+static doca_error_t level_check(uint32_t level, const char *caller)
+{
+	if (level_valid(level))
+		return DOCA_SUCCESS;
+	LOG_CALLER_ERR(caller, "%u is not a log level (use %d..%d, DOCA_LOG_LEVEL_DISABLE..TRACE)",
+		       level, DOCA_LOG_LEVEL_DISABLE, DOCA_LOG_LEVEL_TRACE);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static const char *level_name(uint32_t level, char *tmp, size_t tmp_size)
+{
+	switch (level) {
+	case DOCA_LOG_LEVEL_CRIT:
+		return "CRIT";
+	case DOCA_LOG_LEVEL_ERROR:
+		return "ERROR";
+	case DOCA_LOG_LEVEL_WARNING:
+		return "WARN";
+	case DOCA_LOG_LEVEL_INFO:
+		return "INFO";
+	case DOCA_LOG_LEVEL_DEBUG:
+		return "DEBUG";
+	case DOCA_LOG_LEVEL_TRACE:
+		return "TRACE";
+	default:
+		/* In range but between two named levels. */
+		snprintf(tmp, tmp_size, "L%u", level);
+		return tmp;
+	}
+}
+
+static const struct {
+	const char *name;
+	uint32_t level;
+} level_names[] = {
+	{"disable", DOCA_LOG_LEVEL_DISABLE}, {"crit", DOCA_LOG_LEVEL_CRIT},
+	{"critical", DOCA_LOG_LEVEL_CRIT},   {"error", DOCA_LOG_LEVEL_ERROR},
+	{"err", DOCA_LOG_LEVEL_ERROR},	     {"warning", DOCA_LOG_LEVEL_WARNING},
+	{"warn", DOCA_LOG_LEVEL_WARNING},    {"info", DOCA_LOG_LEVEL_INFO},
+	{"debug", DOCA_LOG_LEVEL_DEBUG},     {"dbg", DOCA_LOG_LEVEL_DEBUG},
+	{"trace", DOCA_LOG_LEVEL_TRACE},     {"trc", DOCA_LOG_LEVEL_TRACE},
+};
+
+/* A level from text: a number in 10..70 or a name, any case. Quiet: the
+ * caller says what was wrong. */
+static bool level_parse(const char *text, uint32_t *level_out)
+{
+	char *end;
+	unsigned long value;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(level_names); i++) {
+		if (strcasecmp(text, level_names[i].name) == 0) {
+			*level_out = level_names[i].level;
+			return true;
+		}
+	}
+	errno = 0;
+	value = strtoul(text, &end, 10);
+	/* Range-check before narrowing: 2^32 + 50 must not pass as 50. */
+	if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || value > DOCA_LOG_LEVEL_TRACE ||
+	    !level_valid((uint32_t)value))
+		return false;
+	*level_out = (uint32_t)value;
+	return true;
+}
+
+/* ---- backends' limits (callers hold log_lock) ------------------------- */
+
+static bool backend_accepts(const struct doca_log_backend *b, uint32_t level)
+{
+	return level > DOCA_LOG_LEVEL_DISABLE && b->upper <= level && level <= b->lower;
+}
+
+static void verbosity_update_locked(void)
+{
+	uint32_t program = 0;
+	uint32_t sdk = 0;
+	struct doca_log_backend *b;
+
+	for (b = backend_head; b != NULL; b = b->next) {
+		uint32_t *max = b->sdk ? &sdk : &program;
+
+		if (b->lower > *max)
+			*max = b->lower;
+	}
+	if (implicit_active) {
+		implicit_sdk.lower = sdk_limit_chosen ? atomic_load(&sdk_limit) : LOG_IMPLICIT_DEFAULT;
+		if (implicit_sdk.lower > sdk)
+			sdk = implicit_sdk.lower;
+	}
+	atomic_store(&program_verbosity, program);
+	atomic_store(&sdk_verbosity, sdk);
+}
+
+/* The global SDK limit: every SDK backend not pinned follows it. */
+static void sdk_limit_apply(uint32_t level, bool chosen)
+{
+	struct doca_log_backend *b;
+
+	pthread_mutex_lock(&log_lock);
+	atomic_store(&sdk_limit, level);
+	sdk_limit_chosen = chosen;
+	for (b = backend_head; b != NULL; b = b->next) {
+		if (b->sdk && !b->lower_strict)
+			b->lower = level;
+	}
+	verbosity_update_locked();
+	pthread_mutex_unlock(&log_lock);
+}
+
+/* ---- initialisation ---------------------------------------------------- */
+
+static void log_init(void)
+{
+	const char *text = getenv(LOG_ENV_LEVEL);
+	uint32_t level;
+
+	implicit_sdk.file = stderr;
+	if (text != NULL) {
+		if (level_parse(text, &level)) {
+			sdk_limit_apply(level, true);
+			return;
+		}
+		snprintf(env_bad_value, sizeof(env_bad_value), "%s", text);
+		atomic_store(&env_report_pending, true);
+	}
+	sdk_limit_apply(LOG_SDK_DEFAULT, false);
+}
+
+static void log_ensure_init(void)
+{
+	pthread_once(&log_init_once, log_init);
+	if (unlikely(atomic_load_explicit(&env_report_pending, memory_order_relaxed)) &&
+	    atomic_exchange(&env_report_pending, false))
+		SDK_LOG_WARN("%s=\"%s\" is not a log level (use 10..70 or a name such as \"debug\"); "
+			     "keeping the SDK level at %u",
+			     LOG_ENV_LEVEL, env_bad_value, atomic_load(&sdk_limit));
+}
+
+/* ---- sources ----------------------------------------------------------- */
+
+static doca_error_t source_register(const char *name, enum log_source_kind kind, int *source_out,
+				    const char *caller)
+{
+	char *copy;
+	int id;
+
+	if (name == NULL || name[0] == '\0') {
+		LOG_CALLER_ERR(caller, "source name is %s", name == NULL ? "NULL" : "empty");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (source_out == NULL) {
+		LOG_CALLER_ERR(caller, "id output pointer is NULL (source \"%s\")", name);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	copy = strdup(name);
+	if (copy == NULL) {
+		LOG_CALLER_ERR(caller, "no memory for source name \"%s\"", name);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+
+	pthread_mutex_lock(&log_lock);
+	for (id = 1; id < LOG_MAX_SOURCES; id++) {
+		if (atomic_load(&log_sources[id].kind) == LOG_SOURCE_FREE)
+			break;
+	}
+	if (id < LOG_MAX_SOURCES) {
+		log_sources[id].name = copy;
+		atomic_store(&log_sources[id].kind, kind);
+	}
+	pthread_mutex_unlock(&log_lock);
+
+	if (id == LOG_MAX_SOURCES) {
+		free(copy);
+		LOG_CALLER_ERR(caller, "all %d log sources are taken; \"%s\" not registered",
+			       LOG_MAX_SOURCES - 1, name);
+		return DOCA_ERROR_FULL;
+	}
+	*source_out = id;
+	return DOCA_SUCCESS;
+}
+
+static enum log_source_kind source_kind(int source)
+{
+	if (source <= 0 || source >= LOG_MAX_SOURCES)
+		return LOG_SOURCE_FREE;
+	return atomic_load_explicit(&log_sources[source].kind, memory_order_relaxed);
+}
+
+/* Caller holds log_lock. */
+static const char *source_name_locked(int source)
+{
+	if (source_kind(source) == LOG_SOURCE_FREE)
+		return "unknown";
+	return log_sources[source].name;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_register_source(const char *source_name, int *source)
+{
+	log_ensure_init();
+	return source_register(source_name, LOG_SOURCE_PROGRAM, source, __func__);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_log_register_sdk_source(const char *name, int *source)
+{
+	log_ensure_init();
+	return source_register(name, LOG_SOURCE_SDK, source, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_unregister_source(int source)
+{
+	char *name = NULL;
+	bool found;
+
+	log_ensure_init();
+	pthread_mutex_lock(&log_lock);
+	/* The library's own source stays: its errors must keep their name. */
+	found = source_kind(source) != LOG_SOURCE_FREE && source != sdk_log_source;
+	if (found) {
+		atomic_store(&log_sources[source].kind, LOG_SOURCE_FREE);
+		name = log_sources[source].name;
+		log_sources[source].name = NULL;
+	}
+	pthread_mutex_unlock(&log_lock);
+
+	if (!found) {
+		SDK_LOG_ERR("%d is not a registered log source", source);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	free(name);
+	return DOCA_SUCCESS;
+}
+
+/* ---- formatting -------------------------------------------------------- */
+
+/* Room for text, leaving two bytes for the final '\n' and NUL. */
+#define LOG_TEXT_ROOM (LOG_LINE_MAX - 2)
+
+static void line_vappend(struct log_line *l, const char *format, va_list ap)
+{
+	size_t room = LOG_TEXT_ROOM - l->len;
+	int n;
+
+	if (room == 0) {
+		l->truncated = true;
+		return;
+	}
+	n = vsnprintf(l->text + l->len, room + 1, format, ap);
+	if (n < 0) {
+		l->text[l->len] = '\0'; /* bad format: keep what we have */
+		return;
+	}
+	if ((size_t)n > room) {
+		l->truncated = true;
+		n = (int)room;
+	}
+	l->len += (size_t)n;
+}
+
+static void line_append(struct log_line *l, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+static void line_append(struct log_line *l, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	line_vappend(l, format, ap);
+	va_end(ap);
+}
+
+static const char *path_base(const char *path)
+{
+	const char *slash;
+
+	if (path == NULL)
+		return "?";
+	slash = strrchr(path, '/');
+	return slash == NULL ? path : slash + 1;
+}
+
+/* Caller holds log_lock (for the source name). */
+static void line_format(struct log_line *l, uint32_t level, int source, const char *fname, int line,
+			const char *func, const char *format, va_list ap)
+{
+	struct timespec now;
+	struct tm tm;
+	char tmp[16];
+
+	l->len = 0;
+	l->truncated = false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	line_append(l, "[%02d:%02d:%02d.%06ld][%d][%ld]", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    now.tv_nsec / 1000, (int)getpid(), (long)syscall(SYS_gettid));
+	l->body = l->len;
+	line_append(l, "[%s][%s][%s:%d][%s] ", level_name(level, tmp, sizeof(tmp)),
+		    source_name_locked(source), path_base(fname), line, func == NULL ? "?" : func);
+	line_vappend(l, format, ap);
+
+	/* The line gets exactly one newline, whatever the message ended in. */
+	while (l->len > l->body && l->text[l->len - 1] == '\n')
+		l->len--;
+	if (l->truncated && l->len >= sizeof(LOG_TRUNC_MARK) - 1)
+		memcpy(l->text + l->len - (sizeof(LOG_TRUNC_MARK) - 1), LOG_TRUNC_MARK,
+		       sizeof(LOG_TRUNC_MARK) - 1);
+	l->text[l->len++] = '\n';
+	l->text[l->len] = '\0';
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void fd_write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* nowhere to report a failing log output */
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+static void file_write(FILE *f, const struct log_line *l)
+{
+	fwrite(l->text, 1, l->len, f);
+	fflush(f); /* lines show up at once and in order with other output */
+}
+
+static int syslog_priority(uint32_t level)
+{
+	if (level <= DOCA_LOG_LEVEL_CRIT)
+		return LOG_CRIT;
+	if (level <= DOCA_LOG_LEVEL_ERROR)
+		return LOG_ERR;
+	if (level <= DOCA_LOG_LEVEL_WARNING)
+		return LOG_WARNING;
+	if (level <= DOCA_LOG_LEVEL_INFO)
+		return LOG_INFO;
+	return LOG_DEBUG;
+}
+
+static void backend_write(struct doca_log_backend *b, uint32_t level, const struct log_line *l)
+{
+	size_t n;
+
+	switch (b->type) {
+	case LOG_BACKEND_STANDARD:
+		file_write(level >= DOCA_LOG_LEVEL_INFO ? stdout : stderr, l);
+		break;
+	case LOG_BACKEND_FILE:
+		file_write(b->file, l);
+		break;
+	case LOG_BACKEND_FD:
+		fd_write_all(b->fd, l->text, l->len);
+		break;
+	case LOG_BACKEND_BUF:
+		n = l->len < b->capacity - 1 ? l->len : b->capacity - 1;
+		memcpy(b->buf, l->text, n);
+		b->buf[n] = '\0';
+		b->handler(b->buf);
+		break;
+	case LOG_BACKEND_SYSLOG:
+		/* Without the newline: syslog ends records itself. */
+		syslog(syslog_priority(level), "%.*s", (int)(l->len - 1 - l->body), l->text + l->body);
+		break;
+	}
+}
+
+static void log_dispatch_locked(bool sdk, uint32_t level, const struct log_line *l)
+{
+	struct doca_log_backend *b;
+
+	log_in_output = true;
+	for (b = backend_head; b != NULL; b = b->next) {
+		if (b->sdk == sdk && backend_accepts(b, level))
+			backend_write(b, level, l);
+	}
+	if (sdk && implicit_active && backend_accepts(&implicit_sdk, level))
+		backend_write(&implicit_sdk, level, l);
+	log_in_output = false;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
+		      const char *format, ...)
+{
+	/* Static, not on the stack: callers may run on small stacks; the lock
+	 * serialises its use. */
+	static struct log_line l;
+	bool sdk;
+	va_list ap;
+
+	log_ensure_init();
+	if (!level_valid(level)) {
+		SDK_LOG_ERR("%u is not a log level (use %d..%d); message from %s:%d dropped", level,
+			    DOCA_LOG_LEVEL_DISABLE, DOCA_LOG_LEVEL_TRACE, path_base(fname), line);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (format == NULL) {
+		SDK_LOG_ERR("NULL format string from %s:%d", path_base(fname), line);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	sdk = source_kind(source) == LOG_SOURCE_SDK;
+	if (level == DOCA_LOG_LEVEL_DISABLE ||
+	    level > atomic_load_explicit(sdk ? &sdk_verbosity : &program_verbosity, memory_order_relaxed))
+		return DOCA_SUCCESS;
+
+	pthread_mutex_lock(&log_lock);
+	if (!log_in_output) {
+		va_start(ap, format);
+		line_format(&l, level, source, fname, line, func, format, ap);
+		va_end(ap);
+		log_dispatch_locked(sdk, level, &l);
+	}
+	pthread_mutex_unlock(&log_lock);
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT int softdoca_log_sdk_enabled(uint32_t level)
+{
+	log_ensure_init();
+	return level > DOCA_LOG_LEVEL_DISABLE &&
+	       level <= atomic_load_explicit(&sdk_verbosity, memory_order_relaxed);
+}
+
+/* ---- creating backends ------------------------------------------------- */
+
+/* Fill in the limits, link b in, and hand it out. Takes ownership of b. */
+static void backend_add(struct doca_log_backend *b, struct doca_log_backend **backend_out)
+{
+	pthread_mutex_lock(&log_lock);
+	b->next = NULL;
+	b->lower = b->sdk ? atomic_load(&sdk_limit) : atomic_load(&global_lower);
+	b->upper = b->sdk ? (uint32_t)DOCA_LOG_LEVEL_CRIT : atomic_load(&global_upper);
+	if (backend_tail == NULL)
+		backend_head = b;
+	else
+		backend_tail->next = b;
+	backend_tail = b;
+	if (b->sdk)
+		implicit_active = false; /* the program now says where SDK lines go */
+	verbosity_update_locked();
+	pthread_mutex_unlock(&log_lock);
+	if (backend_out != NULL)
+		*backend_out = b;
+}
+
+static struct doca_log_backend *backend_alloc(enum log_backend_type type, bool sdk, const char *caller)
+{
+	struct doca_log_backend *b = calloc(1, sizeof(*b));
+
+	if (b == NULL) {
+		LOG_CALLER_ERR(caller, "no memory for a log backend");
+		return NULL;
+	}
+	b->type = type;
+	b->sdk = sdk;
+	b->fd = -1;
+	return b;
+}
+
+static doca_error_t out_check(struct doca_log_backend **backend, const char *caller)
+{
+	if (backend != NULL)
+		return DOCA_SUCCESS;
+	LOG_CALLER_ERR(caller, "backend output pointer is NULL");
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static doca_error_t create_with_file(FILE *fptr, bool sdk, struct doca_log_backend **backend,
+				     const char *caller)
+{
+	struct doca_log_backend *b;
+
+	if (out_check(backend, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (fptr == NULL) {
+		LOG_CALLER_ERR(caller, "FILE pointer is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	b = backend_alloc(LOG_BACKEND_FILE, sdk, caller);
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	b->file = fptr;
+	backend_add(b, backend);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t create_with_fd(int fd, bool sdk, struct doca_log_backend **backend, const char *caller)
+{
+	struct doca_log_backend *b;
+
+	if (out_check(backend, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		LOG_CALLER_ERR(caller, "%d is not an open file descriptor", fd);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	b = backend_alloc(LOG_BACKEND_FD, sdk, caller);
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	b->fd = fd;
+	backend_add(b, backend);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t create_with_buf(char *buf, size_t capacity, log_flush_callback handler, bool sdk,
+				    struct doca_log_backend **backend, const char *caller)
+{
+	struct doca_log_backend *b;
+
+	if (out_check(backend, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (buf == NULL || capacity == 0 || handler == NULL) {
+		LOG_CALLER_ERR(caller, "needs a buffer (%p), a capacity above 0 (%zu) and a flush callback (%s)",
+			       (void *)buf, capacity, handler == NULL ? "NULL" : "set");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	b = backend_alloc(LOG_BACKEND_BUF, sdk, caller);
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	b->buf = buf;
+	b->capacity = capacity;
+	b->handler = handler;
+	backend_add(b, backend);
+	return DOCA_SUCCESS;
+}
+
+/* syslog has one identity per process: a second syslog backend renames the
+ * first one's lines too. */
+static doca_error_t create_with_syslog(const char *name, bool sdk, struct doca_log_backend **backend,
+				       const char *caller)
+{
+	struct doca_log_backend *b;
+
+	if (out_check(backend, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (name == NULL) {
+		LOG_CALLER_ERR(caller, "syslog name is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	b = backend_alloc(LOG_BACKEND_SYSLOG, sdk, caller);
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	b->ident = strdup(name);
+	if (b->ident == NULL) {
+		LOG_CALLER_ERR(caller, "no memory for syslog name \"%s\"", name);
+		free(b);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	openlog(b->ident, LOG_PID, LOG_USER);
+	backend_add(b, backend);
+	return DOCA_SUCCESS;
+}
+
+/* Creating it twice would print every line twice, so later calls do
+ * nothing. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_standard(void)
+{
+	struct doca_log_backend *b;
+	bool exists;
+
+	log_ensure_init();
+	pthread_mutex_lock(&log_lock);
+	exists = standard_created;
+	standard_created = true;
+	pthread_mutex_unlock(&log_lock);
+	if (exists)
+		return DOCA_SUCCESS;
+
+	b = backend_alloc(LOG_BACKEND_STANDARD, false, __func__);
+	if (b == NULL) {
+		pthread_mutex_lock(&log_lock);
+		standard_created = false;
+		pthread_mutex_unlock(&log_lock);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	backend_add(b, NULL);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_file(fptr, false, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_fd(fd, false, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
+					      struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_buf(buf, capacity, handler, false, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_syslog(name, false, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_file(fptr, true, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_fd(fd, true, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity, log_flush_callback handler,
+						  struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_buf(buf, capacity, handler, true, backend, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct doca_log_backend **backend)
+{
+	log_ensure_init();
+	return create_with_syslog(name, true, backend, __func__);
+}
+
+/* ---- per-backend limits ------------------------------------------------ */
+
+enum backend_field {
+	BACKEND_LOWER,
+	BACKEND_UPPER,
+	BACKEND_LOWER_STRICT,
+	BACKEND_UPPER_STRICT,
+};
+
+/* The one place that changes a backend's limits. */
+static doca_error_t backend_set(struct doca_log_backend *backend, enum backend_field field, uint32_t level,
+				const char *caller)
+{
+	log_ensure_init();
+	if (backend == NULL) {
+		LOG_CALLER_ERR(caller, "backend is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((field == BACKEND_LOWER || field == BACKEND_UPPER) && level_check(level, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&log_lock);
+	switch (field) {
+	case BACKEND_LOWER:
+		backend->lower = level;
+		break;
+	case BACKEND_UPPER:
+		backend->upper = level;
+		break;
+	case BACKEND_LOWER_STRICT:
+		backend->lower_strict = true;
+		break;
+	case BACKEND_UPPER_STRICT:
+		backend->upper_strict = true;
+		break;
+	}
+	verbosity_update_locked();
+	pthread_mutex_unlock(&log_lock);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level)
+{
+	if (backend != NULL && !backend->sdk) {
+		SDK_LOG_ERR("not an SDK backend; use doca_log_backend_set_level_lower_limit");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return backend_set(backend, BACKEND_LOWER, level, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level)
+{
+	return backend_set(backend, BACKEND_LOWER, level, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t upper_limit)
+{
+	return backend_set(backend, BACKEND_UPPER, upper_limit, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend)
+{
+	return backend_set(backend, BACKEND_LOWER_STRICT, 0, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend)
+{
+	return backend_set(backend, BACKEND_UPPER_STRICT, 0, __func__);
+}
+
+/* ---- global limits ----------------------------------------------------- */
+
+/* A global program limit: every program backend whose limit is not pinned
+ * follows it. */
+static doca_error_t global_set(bool lower, uint32_t level, const char *caller)
+{
+	struct doca_log_backend *b;
+
+	log_ensure_init();
+	if (level_check(level, caller) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&log_lock);
+	atomic_store(lower ? &global_lower : &global_upper, level);
+	for (b = backend_head; b != NULL; b = b->next) {
+		if (b->sdk)
+			continue;
+		if (lower && !b->lower_strict)
+			b->lower = level;
+		if (!lower && !b->upper_strict)
+			b->upper = level;
+	}
+	verbosity_update_locked();
+	pthread_mutex_unlock(&log_lock);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_lower_limit(uint32_t level)
+{
+	return global_set(true, level, __func__);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_upper_limit(uint32_t upper_limit)
+{
+	return global_set(false, upper_limit, __func__);
+}
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_lower_limit(void)
+{
+	return atomic_load(&global_lower);
+}
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_upper_limit(void)
+{
+	return atomic_load(&global_upper);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
+{
+	log_ensure_init();
+	if (level_check(level, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	sdk_limit_apply(level, true);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_level_get_global_sdk_limit(void)
+{
+	log_ensure_init();
+	return atomic_load(&sdk_limit);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_log_reload_env(void)
+{
+	const char *text;
+	uint32_t level;
+
+	log_ensure_init();
+	text = getenv(LOG_ENV_LEVEL);
+	if (text == NULL) {
+		sdk_limit_apply(LOG_SDK_DEFAULT, false);
+		return DOCA_SUCCESS;
+	}
+	if (!level_parse(text, &level)) {
+		SDK_LOG_WARN("%s=\"%s\" is not a log level (use 10..70 or a name such as \"debug\"); "
+			     "keeping the SDK level at %u",
+			     LOG_ENV_LEVEL, text, atomic_load(&sdk_limit));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	sdk_limit_apply(level, true);
+	return DOCA_SUCCESS;
+}

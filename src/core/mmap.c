@@ -1,0 +1,977 @@
+/*
+ * softdoca — memory maps: configuration and life cycle, RDMA export
+ * descriptors, and the region table the engine checks remote operations
+ * against (see mmap.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <doca_mmap.h>
+
+#include "log_internal.h"
+#include "dev.h"
+#include "mmap.h"
+
+SDK_LOG_REGISTER(MMAP);
+
+/* Log an error where it is detected and yield the code, in one expression. */
+#define FAIL(err, ...) (SDK_LOG_ERR(__VA_ARGS__), (err))
+
+#define MMAP_DEFAULT_MAX_DEVS 64u
+#define MMAP_LIMIT_MAX_DEVS 65535u
+
+#define DESC_MAGIC "SDMM"
+#define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
+
+#define REGION_BUCKETS 256u
+
+struct doca_mmap {
+	/* Configuration. */
+	uintptr_t addr;
+	size_t len;
+	bool range_set;
+	uint32_t permissions;
+	struct doca_dev **devs;
+	uint32_t num_devs;
+	uint32_t max_devs;
+	union doca_data user_data;
+	doca_mmap_memrange_free_cb_t *free_cb;
+	void *free_opaque;
+	bool thread_safe;
+
+	/* Life cycle. */
+	bool started;
+	bool ever_started;
+	bool from_export;
+
+	/* One reference held by the object itself plus one per doca_buf, so
+	 * an mmap destroyed in thread-safe mode lives until its last buf. */
+	atomic_uint refs;
+
+	/* Export of a local mmap. exported, region_next and region_holds
+	 * change only under region_lock. */
+	uint8_t *desc; /* last descriptor handed out; freed at destroy */
+	bool exported; /* in the region table */
+	uint64_t region_id;
+	uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN];
+	struct doca_mmap *region_next;
+	uint32_t region_holds;
+
+	/* What a from-export mmap grants. */
+	struct softdoca_mmap_desc remote;
+};
+
+/* The region table: exported, started local mmaps by region id. */
+static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER;
+static struct doca_mmap *region_buckets[REGION_BUCKETS];
+static uint64_t region_next_id = 1; /* ids are never reused */
+static bool process_nonce_ready;
+static uint64_t process_nonce;
+
+/* ------------------------------------------------------------------ */
+/* Little helpers                                                       */
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	put_le16(p, (uint16_t)v);
+	put_le16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)get_le16(p) | ((uint32_t)get_le16(p + 2) << 16);
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | ((uint64_t)get_le32(p + 4) << 32);
+}
+
+static bool bytes_all_zero(const uint8_t *p, size_t len)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < len; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+/* Compare secrets in time independent of where they differ. */
+static bool secret_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t diff = 0;
+
+	for (size_t i = 0; i < SOFTDOCA_MMAP_SECRET_LEN; i++)
+		diff |= (uint8_t)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+static doca_error_t random_fill(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return FAIL(DOCA_ERROR_OPERATING_SYSTEM, "getrandom() failed (errno %d): no secret available",
+				    errno);
+		p += n;
+		len -= (size_t)n;
+	}
+	return DOCA_SUCCESS;
+}
+
+static uint32_t mmap_num_bufs(const struct doca_mmap *mmap)
+{
+	/* Minus the reference the object holds on itself. */
+	return atomic_load(&mmap->refs) - 1;
+}
+
+static int mmap_find_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	for (uint32_t i = 0; i < mmap->num_devs; i++)
+		if (mmap->devs[i] == dev)
+			return (int)i;
+	return -1;
+}
+
+static struct doca_mmap *mmap_alloc(uint32_t max_devs)
+{
+	struct doca_mmap *mmap = calloc(1, sizeof(*mmap));
+
+	if (mmap == NULL)
+		return NULL;
+	mmap->devs = calloc(max_devs, sizeof(*mmap->devs));
+	if (mmap->devs == NULL) {
+		free(mmap);
+		return NULL;
+	}
+	mmap->max_devs = max_devs;
+	atomic_init(&mmap->refs, 1);
+	return mmap;
+}
+
+static void mmap_free(struct doca_mmap *mmap)
+{
+	uint32_t i;
+
+	for (i = 0; i < mmap->num_devs; i++)
+		softdoca_dev_release(mmap->devs[i]);
+	free(mmap->desc);
+	free(mmap->devs);
+	free(mmap);
+}
+
+/* Drop one reference; the last one frees the object. */
+static void mmap_put(struct doca_mmap *mmap)
+{
+	if (atomic_fetch_sub(&mmap->refs, 1) == 1)
+		mmap_free(mmap);
+}
+
+/* The one place that decides whether the configuration may still change.
+ * DOCA answers BAD_STATE for the set_* calls on a started mmap and
+ * NOT_PERMITTED for device changes; callers pass which. */
+static doca_error_t mmap_check_config(const struct doca_mmap *mmap, doca_error_t started_err, const char *op)
+{
+	if (mmap->started)
+		return FAIL(started_err, "%s: mmap is started; stop it before changing its configuration", op);
+	if (mmap->from_export)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "%s: an mmap created from an export cannot be configured", op);
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Region table                                                         */
+
+static struct doca_mmap **region_bucket(uint64_t region_id)
+{
+	return &region_buckets[region_id % REGION_BUCKETS];
+}
+
+/* Called with region_lock held. */
+static struct doca_mmap *region_find(uint64_t region_id)
+{
+	struct doca_mmap *mmap = *region_bucket(region_id);
+
+	while (mmap != NULL && mmap->region_id != region_id)
+		mmap = mmap->region_next;
+	return mmap;
+}
+
+/* Give a started mmap a fresh id and secret and make it reachable. */
+static doca_error_t region_register(struct doca_mmap *mmap)
+{
+	uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN];
+	struct doca_mmap **bucket;
+	doca_error_t err;
+
+	/* An all-zero secret is what the parser refuses; draw again. */
+	do {
+		err = random_fill(secret, sizeof(secret));
+		if (err != DOCA_SUCCESS)
+			return err;
+	} while (bytes_all_zero(secret, sizeof(secret)));
+
+	pthread_mutex_lock(&region_lock);
+	mmap->region_id = region_next_id++;
+	memcpy(mmap->secret, secret, sizeof(secret));
+	mmap->region_holds = 0;
+	bucket = region_bucket(mmap->region_id);
+	mmap->region_next = *bucket;
+	*bucket = mmap;
+	mmap->exported = true;
+	pthread_mutex_unlock(&region_lock);
+	return DOCA_SUCCESS;
+}
+
+/* Revoke: make the region unreachable, then wait until no remote operation
+ * still holds it, so nothing touches the memory after we return. */
+static void region_unregister(struct doca_mmap *mmap)
+{
+	struct doca_mmap **link;
+
+	pthread_mutex_lock(&region_lock);
+	if (mmap->exported) {
+		link = region_bucket(mmap->region_id);
+		while (*link != mmap)
+			link = &(*link)->region_next;
+		*link = mmap->region_next;
+		mmap->region_next = NULL;
+		mmap->exported = false;
+		while (mmap->region_holds > 0)
+			pthread_cond_wait(&region_idle, &region_lock);
+	}
+	pthread_mutex_unlock(&region_lock);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
+							  const uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN],
+							  struct softdoca_mmap_region *region)
+{
+	struct doca_mmap *mmap;
+	bool secret_ok;
+
+	if (secret == NULL || region == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "region lookup: NULL secret or output");
+
+	pthread_mutex_lock(&region_lock);
+	mmap = region_find(region_id);
+	secret_ok = mmap != NULL && secret_equal(mmap->secret, secret);
+	if (secret_ok) {
+		mmap->region_holds++;
+		region->mmap = mmap;
+		region->addr = mmap->addr;
+		region->len = mmap->len;
+		region->permissions = mmap->permissions;
+	}
+	pthread_mutex_unlock(&region_lock);
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_NOT_FOUND, "memory region %llu is unknown or was revoked (mmap stopped)",
+			    (unsigned long long)region_id);
+	if (!secret_ok)
+		return FAIL(DOCA_ERROR_AUTHENTICATION, "wrong secret for memory region %llu",
+			    (unsigned long long)region_id);
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *region)
+{
+	struct doca_mmap *mmap;
+
+	if (region == NULL || region->mmap == NULL)
+		return;
+	mmap = region->mmap;
+	region->mmap = NULL; /* a second release is a no-op */
+
+	pthread_mutex_lock(&region_lock);
+	if (mmap->region_holds == 0)
+		SDK_LOG_ERR("memory region %llu released more often than held", (unsigned long long)mmap->region_id);
+	else if (--mmap->region_holds == 0)
+		pthread_cond_broadcast(&region_idle);
+	pthread_mutex_unlock(&region_lock);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
+							 uint64_t len, uint32_t need_perms, void **local)
+{
+	if (region == NULL || region->mmap == NULL || local == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "region check: region not held or NULL output");
+	/* Written so that nothing can overflow. */
+	if (addr < region->addr || len > region->len || addr - region->addr > region->len - len)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "remote access [0x%llx, +%llu) is outside memory region [0x%llx, +%llu)",
+			    (unsigned long long)addr, (unsigned long long)len, (unsigned long long)region->addr,
+			    (unsigned long long)region->len);
+	if ((region->permissions & need_perms) != need_perms)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "remote access needs permission 0x%x but the memory region grants only 0x%x",
+			    need_perms, region->permissions);
+	*local = (void *)(uintptr_t)addr;
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint64_t *nonce)
+{
+	doca_error_t err = DOCA_SUCCESS;
+
+	if (pid == NULL || nonce == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "process identity: NULL output");
+
+	pthread_mutex_lock(&region_lock);
+	if (!process_nonce_ready) {
+		err = random_fill(&process_nonce, sizeof(process_nonce));
+		process_nonce_ready = err == DOCA_SUCCESS;
+	}
+	pthread_mutex_unlock(&region_lock);
+	if (err != DOCA_SUCCESS)
+		return err;
+
+	*pid = (uint32_t)getpid();
+	*nonce = process_nonce;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptors                                                          */
+
+static void desc_encode(const struct doca_mmap *mmap, uint32_t pid, uint64_t nonce, uint8_t *p)
+{
+	memcpy(p, DESC_MAGIC, 4);
+	put_le16(p + 4, SOFTDOCA_MMAP_DESC_VERSION);
+	put_le16(p + 6, 0);
+	put_le32(p + 8, SOFTDOCA_MMAP_DESC_LEN);
+	put_le32(p + 12, mmap->permissions);
+	put_le64(p + 16, mmap->region_id);
+	memcpy(p + 24, mmap->secret, SOFTDOCA_MMAP_SECRET_LEN);
+	put_le64(p + 40, (uint64_t)mmap->addr);
+	put_le64(p + 48, (uint64_t)mmap->len);
+	put_le32(p + 56, pid);
+	put_le32(p + 60, 0);
+	put_le64(p + 64, nonce);
+}
+
+/* Magic, version and length: what every version shares. */
+static doca_error_t desc_parse_header(const uint8_t *p, size_t desc_len)
+{
+	uint16_t version;
+	uint32_t total_len;
+
+	if (desc_len < DESC_HEADER_LEN)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor too short: %zu bytes, a header needs %d",
+			    desc_len, DESC_HEADER_LEN);
+	if (memcmp(p, DESC_MAGIC, 4) != 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "bad magic: not a softdoca mmap export descriptor");
+	version = get_le16(p + 4);
+	if (version == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has invalid version 0");
+	if (version > SOFTDOCA_MMAP_DESC_VERSION)
+		return FAIL(DOCA_ERROR_UNSUPPORTED_VERSION,
+			    "mmap descriptor version %u is newer than this softdoca understands (%u)", version,
+			    SOFTDOCA_MMAP_DESC_VERSION);
+	total_len = get_le32(p + 8);
+	if (total_len != desc_len)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "mmap descriptor length field says %u bytes but %zu were given (truncated or padded?)",
+			    total_len, desc_len);
+	if (desc_len != SOFTDOCA_MMAP_DESC_LEN)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "version 1 mmap descriptor must be %d bytes, not %zu",
+			    SOFTDOCA_MMAP_DESC_LEN, desc_len);
+	if (get_le16(p + 6) != 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has unknown flags 0x%x", get_le16(p + 6));
+	return DOCA_SUCCESS;
+}
+
+/* The version 1 fields; the caller checked the length. */
+static doca_error_t desc_parse_v1(const uint8_t *p, struct softdoca_mmap_desc *d)
+{
+	d->version = SOFTDOCA_MMAP_DESC_VERSION;
+	d->permissions = get_le32(p + 12);
+	d->region_id = get_le64(p + 16);
+	memcpy(d->secret, p + 24, SOFTDOCA_MMAP_SECRET_LEN);
+	d->addr = get_le64(p + 40);
+	d->len = get_le64(p + 48);
+	d->pid = get_le32(p + 56);
+	d->process_nonce = get_le64(p + 64);
+
+	if (d->permissions & ~SOFTDOCA_ACCESS_ALL_FLAGS)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has unknown permission bits 0x%x",
+			    d->permissions & ~SOFTDOCA_ACCESS_ALL_FLAGS);
+	if ((d->permissions & SOFTDOCA_ACCESS_RDMA_FLAGS) == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor grants no RDMA access (permissions 0x%x)",
+			    d->permissions);
+	if (d->region_id == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has region id 0");
+	if (bytes_all_zero(d->secret, SOFTDOCA_MMAP_SECRET_LEN))
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has an all-zero secret");
+	if (d->addr == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has address 0");
+	if (d->len == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has length 0");
+	if (d->len > UINT64_MAX - d->addr)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor range 0x%llx + %llu overflows",
+			    (unsigned long long)d->addr, (unsigned long long)d->len);
+	if (d->pid == 0 || d->pid > INT32_MAX)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has invalid process id %u", d->pid);
+	if (get_le32(p + 60) != 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor reserved field is not zero");
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_desc_parse(const void *desc, size_t desc_len,
+						       struct softdoca_mmap_desc *out)
+{
+	struct softdoca_mmap_desc d;
+	doca_error_t err;
+
+	if (desc == NULL || out == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor parse: NULL descriptor or output");
+	err = desc_parse_header(desc, desc_len);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = desc_parse_v1(desc, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*out = d;
+	return DOCA_SUCCESS;
+}
+
+/* Register the mmap and write a fresh descriptor for it. */
+static doca_error_t mmap_export_new(struct doca_mmap *mmap)
+{
+	uint8_t *desc;
+	uint32_t pid;
+	uint64_t nonce;
+	doca_error_t err;
+
+	desc = malloc(SOFTDOCA_MMAP_DESC_LEN);
+	if (desc == NULL)
+		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap export descriptor");
+	err = softdoca_mmap_process_identity(&pid, &nonce);
+	if (err != DOCA_SUCCESS)
+		goto free_desc;
+	err = region_register(mmap);
+	if (err != DOCA_SUCCESS)
+		goto free_desc;
+	desc_encode(mmap, pid, nonce, desc);
+	/* An older descriptor (from before a stop) is revoked already. */
+	free(mmap->desc);
+	mmap->desc = desc;
+	return DOCA_SUCCESS;
+
+free_desc:
+	free(desc);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                           */
+
+DOCA_STABLE
+doca_error_t doca_mmap_create(struct doca_mmap **mmap)
+{
+	struct doca_mmap *new_mmap;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap output pointer is NULL");
+	new_mmap = mmap_alloc(MMAP_DEFAULT_MAX_DEVS);
+	if (new_mmap == NULL)
+		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap");
+	new_mmap->permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	*mmap = new_mmap;
+	return DOCA_SUCCESS;
+}
+
+/* Stop without checks: revoke the export, then leave the started state. */
+static void mmap_stop_now(struct doca_mmap *mmap)
+{
+	region_unregister(mmap);
+	mmap->started = false;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
+{
+	uint32_t num_bufs;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	num_bufs = mmap_num_bufs(mmap);
+	if (num_bufs > 0 && !mmap->thread_safe)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "cannot destroy mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+	if (mmap->started)
+		mmap_stop_now(mmap);
+	if (mmap->free_cb != NULL && mmap->ever_started && !mmap->from_export)
+		mmap->free_cb((void *)mmap->addr, mmap->len, mmap->free_opaque);
+	mmap_put(mmap);
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_start(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is already started");
+	if (mmap->from_export)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be started again");
+	if (!mmap->range_set)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "cannot start mmap: no memory range (doca_mmap_set_memrange)");
+	if (mmap->num_devs == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "cannot start mmap: no device added (doca_mmap_add_dev)");
+	mmap->started = true;
+	mmap->ever_started = true;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
+{
+	uint32_t num_bufs;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started");
+	num_bufs = mmap_num_bufs(mmap);
+	if (num_bufs > 0)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "cannot stop mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+	mmap_stop_now(mmap);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
+{
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (mmap->started)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "thread safety must be enabled before the mmap is started");
+	mmap->thread_safe = true;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                        */
+
+DOCA_STABLE
+doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t err;
+
+	if (mmap == NULL || dev == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or dev is NULL");
+	err = mmap_check_config(mmap, DOCA_ERROR_NOT_PERMITTED, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (mmap_find_dev(mmap, dev) >= 0)
+		return FAIL(DOCA_ERROR_ALREADY_EXIST, "device already added to this mmap");
+	if (mmap->num_devs == mmap->max_devs)
+		return FAIL(DOCA_ERROR_NO_MEMORY, "mmap already has its maximum of %u devices", mmap->max_devs);
+	mmap->devs[mmap->num_devs++] = dev;
+	/* The device must outlive the mmap: doca_dev_close says IN_USE. */
+	softdoca_dev_hold(dev);
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
+{
+	doca_error_t err;
+	int idx;
+
+	if (mmap == NULL || dev == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or dev is NULL");
+	err = mmap_check_config(mmap, DOCA_ERROR_NOT_PERMITTED, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	idx = mmap_find_dev(mmap, dev);
+	if (idx < 0)
+		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to this mmap");
+	mmap->devs[idx] = mmap->devs[--mmap->num_devs];
+	mmap->devs[mmap->num_devs] = NULL;
+	softdoca_dev_release(dev);
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
+{
+	doca_error_t err;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (addr == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "memory range address is NULL");
+	if (len == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "memory range length is 0");
+	if (len > UINTPTR_MAX - (uintptr_t)addr)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "memory range %p + %zu wraps around the address space", addr, len);
+	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (mmap->range_set)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap memory range is already set; it can be set only once");
+	mmap->addr = (uintptr_t)addr;
+	mmap->len = len;
+	mmap->range_set = true;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
+{
+	if (mmap == NULL || addr == NULL || len == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or an output pointer is NULL");
+	if (!mmap->range_set)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap memory range was never set");
+	*addr = (void *)mmap->addr;
+	*len = mmap->len;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
+{
+	doca_error_t err;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (access_mask & ~SOFTDOCA_ACCESS_ALL_FLAGS)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "unknown access flag bits 0x%x",
+			    access_mask & ~SOFTDOCA_ACCESS_ALL_FLAGS);
+	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->permissions = access_mask;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data)
+{
+	doca_error_t err;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
+{
+	if (mmap == NULL || user_data == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or user_data is NULL");
+	*user_data = mmap->user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb, void *opaque)
+{
+	doca_error_t err;
+
+	if (mmap == NULL || free_cb == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or free_cb is NULL");
+	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	mmap->free_cb = free_cb;
+	mmap->free_opaque = opaque;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
+{
+	if (mmap == NULL || max_num_devices == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or max_num_devices is NULL");
+	*max_num_devices = mmap->max_devs;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
+{
+	struct doca_dev **devs;
+	doca_error_t err;
+
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (max_num_devices == 0 || max_num_devices > MMAP_LIMIT_MAX_DEVS)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "max number of devices %u is outside 1..%u", max_num_devices,
+			    MMAP_LIMIT_MAX_DEVS);
+	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (mmap->ever_started)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "max number of devices can change only before the first start");
+	if (max_num_devices < mmap->num_devs)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "max number of devices %u is below the %u already added",
+			    max_num_devices, mmap->num_devs);
+	devs = calloc(max_num_devices, sizeof(*devs));
+	if (devs == NULL)
+		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate the device table");
+	memcpy(devs, mmap->devs, mmap->num_devs * sizeof(*devs));
+	free(mmap->devs);
+	mmap->devs = devs;
+	mmap->max_devs = max_num_devices;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries                                                              */
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
+{
+	if (mmap == NULL || num_bufs == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or num_bufs is NULL");
+	*num_bufs = mmap_num_bufs(mmap);
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
+{
+	if (mmap == NULL || exported == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or exported is NULL");
+	*exported = mmap->exported ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
+{
+	if (mmap == NULL || from_export == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or from_export is NULL");
+	*from_export = mmap->from_export ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
+{
+	if (devinfo == NULL || mmap_export == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "devinfo or mmap_export is NULL");
+	*mmap_export = 0; /* soft devices have no PCI export */
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *from_export)
+{
+	if (devinfo == NULL || from_export == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "devinfo or from_export is NULL");
+	*from_export = 0;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Export                                                               */
+
+DOCA_STABLE
+doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				   size_t *export_desc_len)
+{
+	doca_error_t err;
+
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap, dev or an output pointer is NULL");
+	if (mmap->from_export)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap must be started before it is exported");
+	if ((mmap->permissions & SOFTDOCA_ACCESS_RDMA_FLAGS) == 0)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "mmap permissions 0x%x grant no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ, _WRITE or "
+			    "_ATOMIC before start",
+			    mmap->permissions);
+	if (mmap_find_dev(mmap, dev) < 0)
+		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to this mmap");
+	if (!mmap->exported) {
+		err = mmap_export_new(mmap);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	*export_desc = mmap->desc;
+	*export_desc_len = SOFTDOCA_MMAP_DESC_LEN;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
+{
+	struct softdoca_mmap_desc d;
+	struct doca_mmap *new_mmap;
+	doca_error_t err;
+
+	if (export_desc == NULL || dev == NULL || mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "export_desc, dev or mmap is NULL");
+	err = softdoca_mmap_desc_parse(export_desc, export_desc_len, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+#if UINTPTR_MAX < UINT64_MAX
+	/* The range must be expressible as a pointer here. */
+	if (d.len > UINTPTR_MAX - d.addr || d.addr > UINTPTR_MAX)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "exported range does not fit this process's address width");
+#endif
+	new_mmap = mmap_alloc(1);
+	if (new_mmap == NULL)
+		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap");
+	new_mmap->from_export = true;
+	new_mmap->remote = d;
+	new_mmap->addr = (uintptr_t)d.addr;
+	new_mmap->len = (size_t)d.len;
+	new_mmap->range_set = true;
+	new_mmap->permissions = d.permissions;
+	new_mmap->devs[0] = dev;
+	new_mmap->num_devs = 1;
+	softdoca_dev_hold(dev);
+	if (user_data != NULL)
+		new_mmap->user_data = *user_data;
+	new_mmap->started = true;
+	new_mmap->ever_started = true;
+	*mmap = new_mmap;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Not available in softdoca                                            */
+
+DOCA_STABLE
+doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
+				  size_t *export_desc_len)
+{
+	(void)mmap;
+	(void)dev;
+	(void)export_desc;
+	(void)export_desc_len;
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED, "PCI mmap export is not supported on soft devices; use "
+					      "doca_mmap_export_rdma");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_mmap_dev_get_dpa_handle(struct doca_mmap *mmap, const struct doca_dev *dev,
+					  doca_dpa_dev_mmap_t *dpa_mmap_handle)
+{
+	(void)mmap;
+	(void)dev;
+	(void)dpa_mmap_handle;
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED, "softdoca has no DPA");
+}
+
+DOCA_STABLE
+doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr, size_t dmabuf_offset,
+					   size_t len)
+{
+	(void)mmap;
+	(void)dmabuf_fd;
+	(void)addr;
+	(void)dmabuf_offset;
+	(void)len;
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED, "dmabuf memory ranges are not supported; use doca_mmap_set_memrange");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_mmap_set_dpa_memrange(struct doca_mmap *mmap, struct doca_dpa *dpa, uint64_t dpa_addr, size_t len)
+{
+	(void)mmap;
+	(void)dpa;
+	(void)dpa_addr;
+	(void)len;
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED, "softdoca has no DPA");
+}
+
+/* ------------------------------------------------------------------ */
+/* Internal interface                                                   */
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *mmap,
+							struct softdoca_mmap_desc *info)
+{
+	if (mmap == NULL || info == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or info is NULL");
+	if (!mmap->from_export)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was not created from an export; a remote mmap is needed");
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "remote mmap is stopped");
+	*info = mmap->remote;
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
+						       uint32_t *permissions)
+{
+	if (mmap == NULL || permissions == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or permissions is NULL");
+	if (mmap->from_export)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was created from an export; a local mmap is needed");
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started");
+	if (dev != NULL && mmap_find_dev(mmap, dev) < 0)
+		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to the mmap");
+	*permissions = mmap->permissions;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len)
+{
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is not started; start it before taking bufs");
+	/* Written so that nothing can overflow. */
+	if (addr < mmap->addr || len > mmap->len || addr - mmap->addr > mmap->len - len)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "buffer [0x%lx, +%zu) is outside the mmap range [0x%lx, +%zu)",
+			    (unsigned long)addr, len, (unsigned long)mmap->addr, mmap->len);
+	atomic_fetch_add(&mmap->refs, 1);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap)
+{
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap of the buffer to duplicate is not started");
+	atomic_fetch_add(&mmap->refs, 1);
+	return DOCA_SUCCESS;
+}
+
+void core_mmap_buf_put(struct doca_mmap *mmap)
+{
+	mmap_put(mmap);
+}

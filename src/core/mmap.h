@@ -1,0 +1,124 @@
+/*
+ * softdoca — memory maps, internal interface.
+ *
+ * Three audiences:
+ *  - buf_inventory.c / buf.c (same library): account the bufs that point
+ *    into an mmap (core_mmap_buf_get/put).
+ *  - the RDMA layer, initiator side: what a from-export mmap grants
+ *    (softdoca_mmap_remote_info) and what a local mmap allows
+ *    (softdoca_mmap_local_info).
+ *  - the engine, target side: the region table of exported mmaps. A region
+ *    is found by id and checked against its 128-bit secret
+ *    (softdoca_mmap_region_lookup), which holds it until
+ *    softdoca_mmap_region_release. doca_mmap_stop/destroy remove the region
+ *    and wait until no holder is left, so after stop returns no remote
+ *    operation touches the memory. A holder must therefore not stop or
+ *    destroy mmaps, nor wait on a thread that might, while holding.
+ *
+ * The descriptor parser is separate (softdoca_mmap_desc_parse) so a fuzzer
+ * can call it on raw bytes.
+ */
+#ifndef SOFTDOCA_CORE_MMAP_H_
+#define SOFTDOCA_CORE_MMAP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+#include <doca_mmap.h>
+
+#include "common.h"
+
+#define SOFTDOCA_MMAP_SECRET_LEN 16
+
+/* Descriptor format, version 1: 72 bytes, every integer little-endian.
+ *   0  magic "SDMM"         4    40  exporter address    8
+ *   4  version (1)          2    48  length              8
+ *   6  flags (0)            2    56  exporter pid        4
+ *   8  total length (72)    4    60  reserved (0)        4
+ *  12  permissions          4    64  process nonce       8
+ *  16  region id            8
+ *  24  region secret       16
+ */
+#define SOFTDOCA_MMAP_DESC_VERSION 1
+#define SOFTDOCA_MMAP_DESC_LEN 72
+
+/* Every doca_access_flag bit softdoca knows. */
+#define SOFTDOCA_ACCESS_ALL_FLAGS 0x7fu
+/* The bits that grant remote (RDMA) access. */
+#define SOFTDOCA_ACCESS_RDMA_FLAGS 0x0eu
+
+/* The fields of a checked descriptor. */
+struct softdoca_mmap_desc {
+	uint32_t version;
+	uint32_t permissions;			    /* doca_access_flag bits */
+	uint64_t region_id;			    /* never 0 */
+	uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN];   /* never all zero */
+	uint64_t addr;				    /* exporter's address, never 0 */
+	uint64_t len;				    /* > 0; addr + len does not wrap */
+	uint32_t pid;				    /* exporter's process id */
+	uint64_t process_nonce;			    /* random per exporting process */
+};
+
+/* Check desc_len bytes at desc and fill *out. Reads nothing outside the
+ * bytes given. Errors: INVALID_VALUE (malformed, with a log line naming the
+ * field), UNSUPPORTED_VERSION (newer format). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_desc_parse(const void *desc, size_t desc_len,
+						       struct softdoca_mmap_desc *out);
+
+/* What a from-export mmap grants. Errors: INVALID_VALUE (NULL, or mmap not
+ * from an export), BAD_STATE (stopped). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *mmap,
+							struct softdoca_mmap_desc *info);
+
+/* What a local mmap allows: its permissions, if it is started, local, and
+ * dev was added to it (dev NULL skips that check). Errors: INVALID_VALUE
+ * (NULL, from export), BAD_STATE (not started), NOT_FOUND (dev not added). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
+						       uint32_t *permissions);
+
+/* This process's identity as written into descriptors: pid and a random
+ * 64-bit nonce drawn once per process. Errors: OPERATING_SYSTEM. */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint64_t *nonce);
+
+/* A held region of the table. */
+struct softdoca_mmap_region {
+	struct doca_mmap *mmap;
+	uint64_t addr;		/* local address of the exported range */
+	uint64_t len;
+	uint32_t permissions;	/* doca_access_flag bits */
+};
+
+/* Find the exported, started mmap with this id and secret and hold it.
+ * Errors: INVALID_VALUE (NULL), NOT_FOUND (no such region, or revoked),
+ * AUTHENTICATION (wrong secret). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
+							  const uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN],
+							  struct softdoca_mmap_region *region);
+
+/* Drop the hold taken by softdoca_mmap_region_lookup. */
+SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *region);
+
+/* Check that [addr, addr + len) lies inside a held region and that the
+ * region grants every bit of need_perms; on success *local is the local
+ * address. len 0 is allowed inside the region.
+ * Errors: INVALID_VALUE (NULL, out of bounds), NOT_PERMITTED (permission
+ * missing). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
+							 uint64_t len, uint32_t need_perms, void **local);
+
+/* Library-internal (buf_inventory.c, buf.c). */
+
+/* Account one more buf for [addr, addr + len) in mmap: the mmap must be
+ * started and the range inside its memory. Logs and fails otherwise with
+ * INVALID_VALUE (the only error DOCA documents for buf_get_by_args). */
+doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len);
+
+/* Same for a copy of a buf already accounted in mmap (no range check);
+ * BAD_STATE if the mmap is not started, as DOCA's buf_dup documents. */
+doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap);
+
+/* One buf less. May free an mmap destroyed while bufs were out. */
+void core_mmap_buf_put(struct doca_mmap *mmap);
+
+#endif /* SOFTDOCA_CORE_MMAP_H_ */

@@ -1,0 +1,40 @@
+/*
+ * softdoca — progress engine internals (not installed).
+ */
+#ifndef SOFTDOCA_CORE_PE_H_
+#define SOFTDOCA_CORE_PE_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <doca_pe.h>
+
+struct doca_ctx;
+
+struct doca_pe {
+	struct doca_ctx *ctxs; /* connected contexts, linked through pe_next */
+	int event_fd;          /* the notification handle */
+	atomic_bool armed;     /* doca_pe_request_notification was called */
+	enum doca_pe_event_mode event_mode;
+
+	/* Completed tasks waiting for doca_pe_progress. Producers may be any
+	 * thread; the consumer is the application's thread. cq_count lets the
+	 * consumer skip the lock when the queue is empty. */
+	pthread_mutex_t cq_lock;
+	struct doca_task *cq_head;
+	struct doca_task *cq_tail;
+	atomic_uint cq_count;
+};
+
+/* Queue a completed task for delivery by doca_pe_progress. Any thread. */
+void core_pe_enqueue_completion(struct doca_pe *pe, struct doca_task *task);
+
+/* Connect/disconnect bookkeeping used by ctx.c. */
+void core_pe_remove_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/* Drop every queued completion of ctx's tasks without delivering it (the
+ * context is going away); returns how many were dropped. */
+unsigned int core_pe_discard_ctx_completions(struct doca_pe *pe, struct doca_ctx *ctx);
+
+#endif /* SOFTDOCA_CORE_PE_H_ */

@@ -1,0 +1,368 @@
+/*
+ * softdoca — tasks: per-type pools, submit, completion delivery.
+ *
+ * A pool is one calloc'ed array of the library's task structs, made when
+ * the context starts and released when it is IDLE again; allocate and free
+ * only move tasks on and off a free list.
+ */
+#include <stdlib.h>
+
+#include "ctx.h"
+#include "log_internal.h"
+#include "pe.h"
+
+SDK_LOG_REGISTER(TASK)
+
+SOFTDOCA_EXPORT void softdoca_task_type_init(struct softdoca_task_type *type, struct doca_ctx *ctx,
+					     const char *name, const struct softdoca_task_ops *ops,
+					     size_t task_size)
+{
+	type->ctx = ctx;
+	type->name = name;
+	type->ops = ops;
+	type->task_size = task_size;
+	type->num_tasks = 0;
+	type->pool = NULL;
+	type->free_list = NULL;
+	type->num_allocated = 0;
+	if (ctx->num_task_types < SOFTDOCA_CTX_MAX_TASK_TYPES)
+		ctx->task_types[ctx->num_task_types++] = type;
+	else
+		SDK_LOG_CRIT("%s: too many task types on one context", name);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_task_type_set_conf(struct softdoca_task_type *type,
+							 doca_task_completion_cb_t success_cb,
+							 doca_task_completion_cb_t error_cb, uint32_t num_tasks)
+{
+	if (softdoca_ctx_check_idle(type->ctx, type->name) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	if (success_cb == NULL || error_cb == NULL) {
+		SDK_LOG_ERR("%s set_conf: both the success and the error callback are required", type->name);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (num_tasks == 0 || num_tasks > SOFTDOCA_TASK_POOL_MAX) {
+		SDK_LOG_ERR("%s set_conf: num_tasks %u out of range [1, %u]", type->name, num_tasks, SOFTDOCA_TASK_POOL_MAX);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	type->success_cb = success_cb;
+	type->error_cb = error_cb;
+	type->num_tasks = num_tasks;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t task_pool_create(struct softdoca_task_type *type)
+{
+	uint32_t i;
+	char *mem;
+
+	if (type->num_tasks == 0)
+		return DOCA_SUCCESS;
+	mem = calloc(type->num_tasks, type->task_size);
+	if (mem == NULL) {
+		SDK_LOG_ERR("%s: no memory for a pool of %u tasks", type->name, type->num_tasks);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	type->pool = mem;
+	type->free_list = NULL;
+	/* Push in reverse so tasks come out in array order. */
+	for (i = type->num_tasks; i-- > 0;) {
+		struct doca_task *task = (struct doca_task *)(mem + (size_t)i * type->task_size);
+
+		task->type = type;
+		task->state = SOFTDOCA_TASK_FREE;
+		task->next = type->free_list;
+		type->free_list = task;
+	}
+	type->num_allocated = 0;
+	return DOCA_SUCCESS;
+}
+
+void core_task_pools_destroy(struct doca_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->num_task_types; i++) {
+		struct softdoca_task_type *type = ctx->task_types[i];
+
+		free(type->pool);
+		type->pool = NULL;
+		type->free_list = NULL;
+		type->num_allocated = 0;
+	}
+	ctx->num_allocated = 0;
+}
+
+doca_error_t core_task_pools_create(struct doca_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->num_task_types; i++) {
+		if (task_pool_create(ctx->task_types[i]) != DOCA_SUCCESS) {
+			core_task_pools_destroy(ctx);
+			return DOCA_ERROR_NO_MEMORY;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type, union doca_data user_data,
+						 struct doca_task **task_out)
+{
+	struct doca_ctx *ctx = type->ctx;
+	struct doca_task *task;
+
+	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		SDK_LOG_ERR("%s alloc: the %s context is not running", type->name, ctx->ops->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	task = type->free_list;
+	if (unlikely(task == NULL)) {
+		if (type->num_tasks == 0)
+			SDK_LOG_ERR("%s alloc: no task pool; call the task's set_conf before start", type->name);
+		else
+			SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->num_tasks);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	type->free_list = task->next;
+	task->next = NULL;
+	task->state = SOFTDOCA_TASK_ALLOCATED;
+	task->status = DOCA_SUCCESS;
+	task->user_data = user_data;
+	type->num_allocated++;
+	ctx->num_allocated++;
+	*task_out = task;
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+void doca_task_free(struct doca_task *task)
+{
+	struct softdoca_task_type *type;
+
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	if (task->state != SOFTDOCA_TASK_ALLOCATED) {
+		SDK_LOG_ERR("doca_task_free: task %p is %s; only a task that is not in flight can be freed",
+			    (void *)task, task->state == SOFTDOCA_TASK_FREE ? "already free" : "in flight");
+		return;
+	}
+	type = task->type;
+	task->state = SOFTDOCA_TASK_FREE;
+	task->next = type->free_list;
+	type->free_list = task;
+	type->num_allocated--;
+	type->ctx->num_allocated--;
+}
+
+static doca_error_t task_submit(struct doca_task *task)
+{
+	struct doca_ctx *ctx;
+	doca_error_t status;
+
+	if (unlikely(task == NULL)) {
+		SDK_LOG_ERR("doca_task_submit: task is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (unlikely(task->state != SOFTDOCA_TASK_ALLOCATED)) {
+		SDK_LOG_ERR("doca_task_submit: task %p is %s", (void *)task,
+			    task->state == SOFTDOCA_TASK_FREE ? "free (not allocated)" : "already in flight");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	ctx = task->type->ctx;
+	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		SDK_LOG_ERR("doca_task_submit: the %s context is not running", ctx->ops->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	/* Count it in flight first: the engine may complete it on another
+	 * thread before submit returns. */
+	task->state = SOFTDOCA_TASK_INFLIGHT;
+	task->status = DOCA_SUCCESS;
+	ctx->num_inflight++;
+	status = task->type->ops->submit(task);
+	if (unlikely(status != DOCA_SUCCESS)) {
+		task->state = SOFTDOCA_TASK_ALLOCATED;
+		ctx->num_inflight--;
+		return status;
+	}
+	SDK_LOG_TRC("%s task %p submitted", task->type->name, (void *)task);
+	return DOCA_SUCCESS;
+}
+
+DOCA_STABLE
+doca_error_t doca_task_submit(struct doca_task *task)
+{
+	return task_submit(task);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	const uint32_t known = DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS;
+
+	if (flags & ~known) {
+		SDK_LOG_ERR("doca_task_submit_ex: unknown flags 0x%x", flags & ~known);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task_submit(task);
+}
+
+DOCA_STABLE
+doca_error_t doca_task_try_submit(struct doca_task *task)
+{
+	doca_error_t status;
+
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_try_submit: task is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (task->state == SOFTDOCA_TASK_ALLOCATED && task->type->ops->check != NULL) {
+		status = task->type->ops->check(task);
+		if (status != DOCA_SUCCESS)
+			return status;
+	}
+	return task_submit(task);
+}
+
+SOFTDOCA_EXPORT void softdoca_task_complete(struct doca_task *task, doca_error_t status)
+{
+	task->status = status;
+	core_pe_enqueue_completion(task->type->ctx->pe, task);
+}
+
+void core_task_deliver(struct doca_task *task)
+{
+	struct softdoca_task_type *type = task->type;
+	struct doca_ctx *ctx = type->ctx;
+	doca_task_completion_cb_t cb;
+
+	ctx->num_inflight--;
+	task->state = SOFTDOCA_TASK_ALLOCATED;
+	cb = task->status == DOCA_SUCCESS ? type->success_cb : type->error_cb;
+	SDK_LOG_TRC("%s task %p completed: %s", type->name, (void *)task, doca_error_get_name(task->status));
+	cb(task, task->user_data, ctx->user_data);
+}
+
+DOCA_STABLE
+doca_error_t doca_task_get_status(const struct doca_task *task)
+{
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_get_status: task is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task->status;
+}
+
+DOCA_STABLE
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_set_user_data: task is NULL");
+		return;
+	}
+	task->user_data = user_data;
+}
+
+DOCA_STABLE
+union doca_data doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = {.u64 = 0};
+
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_get_user_data: task is NULL");
+		return none;
+	}
+	return task->user_data;
+}
+
+DOCA_STABLE
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
+{
+	if (task == NULL) {
+		SDK_LOG_ERR("doca_task_get_ctx: task is NULL");
+		return NULL;
+	}
+	return task->type->ctx;
+}
+
+/* Task batches: no softdoca context hands them out, so any pointer that
+ * arrives here was not made by us. */
+static doca_error_t task_batch_not_supported(const char *what)
+{
+	SDK_LOG_ERR("%s: task batches are not supported by softdoca contexts", what);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_submit(struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	return task_batch_not_supported("doca_task_batch_submit");
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_try_submit(struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	return task_batch_not_supported("doca_task_batch_try_submit");
+}
+
+DOCA_EXPERIMENTAL
+void doca_task_batch_free(struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	(void)task_batch_not_supported("doca_task_batch_free");
+}
+
+DOCA_EXPERIMENTAL
+void doca_task_batch_set_user_data(struct doca_task_batch *task_batch, union doca_data user_data)
+{
+	(void)task_batch;
+	(void)user_data;
+	(void)task_batch_not_supported("doca_task_batch_set_user_data");
+}
+
+DOCA_EXPERIMENTAL
+uint16_t doca_task_batch_get_tasks_num(struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	(void)task_batch_not_supported("doca_task_batch_get_tasks_num");
+	return 0;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_task_batch_get_status(const struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	return task_batch_not_supported("doca_task_batch_get_status");
+}
+
+DOCA_EXPERIMENTAL
+union doca_data doca_task_batch_get_user_data(const struct doca_task_batch *task_batch)
+{
+	union doca_data none = {.u64 = 0};
+
+	(void)task_batch;
+	(void)task_batch_not_supported("doca_task_batch_get_user_data");
+	return none;
+}
+
+DOCA_EXPERIMENTAL
+struct doca_ctx *doca_task_batch_get_ctx(const struct doca_task_batch *task_batch)
+{
+	(void)task_batch;
+	(void)task_batch_not_supported("doca_task_batch_get_ctx");
+	return NULL;
+}
+
+DOCA_EXPERIMENTAL
+union doca_data doca_task_batch_get_ctx_user_data(const struct doca_task_batch *task_batch)
+{
+	union doca_data none = {.u64 = 0};
+
+	(void)task_batch;
+	(void)task_batch_not_supported("doca_task_batch_get_ctx_user_data");
+	return none;
+}

@@ -1,0 +1,10 @@
+/*
+ * softdoca — runtime version.
+ */
+#include <doca_version.h>
+
+DOCA_EXPERIMENTAL
+const char *doca_version_runtime(void)
+{
+	return DOCA_VERSION_STRING;
+}

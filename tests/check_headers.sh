@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Every public header compiles on its own, as C11 and as C++11, with and
+# without DOCA_ALLOW_EXPERIMENTAL_API, warning-free; and an experimental
+# call without the define warns but still compiles.
+set -uo pipefail
+inc=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+for h in "$inc"/doca_*.h; do
+	name=$(basename "$h")
+	printf '#include <%s>\nint softdoca_header_check_%s;\n' "$name" "${name%.h}" >"$tmp/t.c"
+	cp "$tmp/t.c" "$tmp/t.cpp"
+	for def in "" "-DDOCA_ALLOW_EXPERIMENTAL_API"; do
+		cc -std=c11 -Wall -Wextra -Werror -pedantic -Wno-variadic-macros -Wno-gnu-zero-variadic-macro-arguments \
+			$def -I"$inc" -c "$tmp/t.c" -o "$tmp/t.o" 2>"$tmp/err" ||
+			{ echo "FAIL: $name as C $def"; cat "$tmp/err"; fail=1; }
+		c++ -std=c++11 -Wall -Wextra -Werror $def -I"$inc" -c "$tmp/t.cpp" -o "$tmp/t.o" 2>"$tmp/err" ||
+			{ echo "FAIL: $name as C++ $def"; cat "$tmp/err"; fail=1; }
+	done
+done
+
+cat >"$tmp/exp.c" <<'SRC'
+#include <doca_version.h>
+const char *f(void) { return doca_version_runtime(); }
+SRC
+if ! cc -std=c11 -Wall -I"$inc" -c "$tmp/exp.c" -o "$tmp/exp.o" 2>"$tmp/err"; then
+	echo "FAIL: experimental call without DOCA_ALLOW_EXPERIMENTAL_API must compile"; cat "$tmp/err"; fail=1
+elif ! grep -q deprecated "$tmp/err"; then
+	echo "FAIL: experimental call without DOCA_ALLOW_EXPERIMENTAL_API must warn"; fail=1
+fi
+[ $fail -eq 0 ] && echo "all public headers compile alone as C and C++"
+exit $fail

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The shared libraries export the DOCA API and the softdoca_ internal
+# interface, nothing else.
+set -uo pipefail
+fail=0
+for lib in "$@"; do
+	bad=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v -E '^(doca_|softdoca_)' | grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' || true)
+	if [ -n "$bad" ]; then
+		echo "FAIL: $(basename "$lib") exports symbols outside the API:"; echo "$bad"; fail=1
+	fi
+	n=$(nm -D --defined-only "$lib" | grep -c ' T doca_' || true)
+	echo "$(basename "$lib"): $n doca_ functions exported"
+done
+exit $fail

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install softdoca from build dir $1 into a staging prefix, then build and
+# run an outside program with `pkg-config --cflags --libs doca` only.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+builddir=${1:-build}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+meson install -C "$builddir" --destdir "$stage" >/dev/null
+prefix=$(meson introspect "$builddir" --buildoptions | python3 -c \
+	'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+root="$stage$prefix"
+pcdir=$(dirname "$(find "$root" -name doca.pc | head -n1)")
+export PKG_CONFIG_PATH="$pcdir"
+# The .pc files name the final prefix; point them at the staging copy.
+export PKG_CONFIG_SYSROOT_DIR="$stage"
+
+version=$(pkg-config --modversion doca)
+[ "$version" = "3.3.0" ] || { echo "pkg-config --modversion doca: $version, want 3.3.0"; exit 1; }
+for m in doca-common doca-dma doca-argp; do
+	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
+done
+
+cc -std=c11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$stage/consumer" tests/install/consumer.c \
+	$(pkg-config --cflags --libs doca)
+libdir=$(dirname "$(find "$root" -name 'libdoca_common.so' | head -n1)")
+LD_LIBRARY_PATH="$libdir" "$stage/consumer"
+echo "install check: ok (doca $version)"
