@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <doca_buf.h>
+#include <doca_dev.h>
 #include <doca_buf_inventory.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
@@ -48,15 +49,31 @@ static void log_flush(char *line)
 #define NUM_ELEMS 16
 
 static uint8_t mem[4096];
-static char fake_dev; /* the mmap only compares device pointers */
+static struct doca_devinfo **dev_list;
+static struct doca_dev *dev; /* a real soft device: the mmap holds it */
 
 struct fixture {
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
 };
 
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (dev != NULL)
+		doca_dev_close(dev);
+	if (dev_list != NULL)
+		doca_devinfo_destroy_list(dev_list);
+	return 0;
+}
+
 static int group_setup(void **state)
 {
+	uint32_t nb = 0;
+
+	if (doca_devinfo_create_list(&dev_list, &nb) != DOCA_SUCCESS || nb == 0 ||
+	    doca_dev_open(dev_list[0], &dev) != DOCA_SUCCESS)
+		return -1;
 	struct doca_log_backend *backend;
 
 	(void)state;
@@ -72,7 +89,7 @@ static int setup(void **state)
 
 	assert_ok(doca_mmap_create(&f.mmap));
 	assert_ok(doca_mmap_set_memrange(f.mmap, mem, sizeof(mem)));
-	assert_ok(doca_mmap_add_dev(f.mmap, (struct doca_dev *)&fake_dev));
+	assert_ok(doca_mmap_add_dev(f.mmap, dev));
 	assert_ok(doca_mmap_start(f.mmap));
 	assert_ok(doca_buf_inventory_create(NUM_ELEMS, &f.inv));
 	assert_ok(doca_buf_inventory_start(f.inv));
@@ -414,7 +431,7 @@ static void test_mixed_list(void **state)
 
 	assert_ok(doca_mmap_create(&other_mmap));
 	assert_ok(doca_mmap_set_memrange(other_mmap, other_mem, sizeof(other_mem)));
-	assert_ok(doca_mmap_add_dev(other_mmap, (struct doca_dev *)&fake_dev));
+	assert_ok(doca_mmap_add_dev(other_mmap, dev));
 	assert_ok(doca_mmap_start(other_mmap));
 	assert_ok(doca_buf_inventory_create(1, &other_inv));
 	assert_ok(doca_buf_inventory_start(other_inv));
@@ -465,5 +482,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list_null_args, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <doca_buf.h>
+#include <doca_dev.h>
 #include <doca_buf_inventory.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
@@ -44,10 +45,27 @@ static void log_flush(char *line)
 /* ---- fixture ------------------------------------------------------------ */
 
 static uint8_t mem[1024];
-static char fake_dev; /* the mmap only compares device pointers */
+static struct doca_devinfo **dev_list;
+static struct doca_dev *dev; /* a real soft device: the mmap holds it */
+static char sentinel_byte;  /* an address that is no buf */
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	if (dev != NULL)
+		doca_dev_close(dev);
+	if (dev_list != NULL)
+		doca_devinfo_destroy_list(dev_list);
+	return 0;
+}
 
 static int group_setup(void **state)
 {
+	uint32_t nb = 0;
+
+	if (doca_devinfo_create_list(&dev_list, &nb) != DOCA_SUCCESS || nb == 0 ||
+	    doca_dev_open(dev_list[0], &dev) != DOCA_SUCCESS)
+		return -1;
 	struct doca_log_backend *backend;
 
 	(void)state;
@@ -63,7 +81,7 @@ static struct doca_mmap *new_mmap(void *addr, size_t len, int start)
 
 	assert_ok(doca_mmap_create(&mmap));
 	assert_ok(doca_mmap_set_memrange(mmap, addr, len));
-	assert_ok(doca_mmap_add_dev(mmap, (struct doca_dev *)&fake_dev));
+	assert_ok(doca_mmap_add_dev(mmap, dev));
 	if (start)
 		assert_ok(doca_mmap_start(mmap));
 	return mmap;
@@ -148,7 +166,7 @@ static void test_get_range_checks(void **state)
 {
 	struct doca_mmap *mmap = new_mmap(mem + 100, 500, 1); /* [mem+100, mem+600) */
 	struct doca_buf_inventory *inv = new_inventory(4);
-	struct doca_buf *sentinel = (struct doca_buf *)&fake_dev;
+	struct doca_buf *sentinel = (struct doca_buf *)&sentinel_byte;
 	struct doca_buf *buf = sentinel;
 	uint32_t n;
 
@@ -367,5 +385,5 @@ int main(void)
 		cmocka_unit_test(test_dup),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, NULL);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -68,19 +68,30 @@ static void log_capture_init(void)
 
 static struct doca_devinfo **dev_list;
 static struct doca_dev *real_dev;
-static char fake_dev_a, fake_dev_b;
+static struct doca_dev *second_dev;
+static char sentinel_byte; /* an address that is no mmap */
 
-/* The first soft device when the machine lists one, else a stand-in: the
- * mmap only compares device pointers. */
+/* Real soft devices: the mmap holds the devices it is given, so tests
+ * never pass made-up device pointers. */
 static struct doca_dev *dev_a(void)
 {
-	return real_dev != NULL ? real_dev : (struct doca_dev *)&fake_dev_a;
+	return real_dev;
 }
 
 static struct doca_dev *dev_b(void)
 {
-	return (struct doca_dev *)&fake_dev_b;
+	return second_dev;
 }
+
+/* Tests that need two distinct devices skip, before allocating anything,
+ * on a machine with a single interface. */
+#define REQUIRE_TWO_DEVICES() \
+	do { \
+		if (second_dev == NULL) { \
+			print_message("only one soft device on this machine: skipped\n"); \
+			skip(); \
+		} \
+	} while (0)
 
 static int group_setup(void **state)
 {
@@ -88,15 +99,19 @@ static int group_setup(void **state)
 
 	(void)state;
 	log_capture_init();
-	if (doca_devinfo_create_list(&dev_list, &nb) == DOCA_SUCCESS && nb > 0 &&
+	if (doca_devinfo_create_list(&dev_list, &nb) != DOCA_SUCCESS || nb == 0 ||
 	    doca_dev_open(dev_list[0], &real_dev) != DOCA_SUCCESS)
-		real_dev = NULL;
+		return -1;
+	if (nb > 1 && doca_dev_open(dev_list[1], &second_dev) != DOCA_SUCCESS)
+		second_dev = NULL;
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
+	if (second_dev != NULL)
+		doca_dev_close(second_dev);
 	if (real_dev != NULL)
 		doca_dev_close(real_dev);
 	if (dev_list != NULL)
@@ -167,7 +182,7 @@ static uint64_t get_le64(const uint8_t *p)
 /* create_from_export must fail with code, log, and leave *mmap alone. */
 static void assert_desc_rejected(const void *desc, size_t len, doca_error_t code)
 {
-	struct doca_mmap *sentinel = (struct doca_mmap *)&fake_dev_b;
+	struct doca_mmap *sentinel = (struct doca_mmap *)&sentinel_byte;
 	struct doca_mmap *out = sentinel;
 	struct softdoca_mmap_desc parsed;
 
@@ -237,6 +252,8 @@ static void test_config_after_start(void **state)
 	struct doca_mmap *mmap = new_started_mmap(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
 	union doca_data ud = {.u64 = 5};
 	uint8_t other[16];
+
+	REQUIRE_TWO_DEVICES();
 
 	(void)state;
 	assert_fails(doca_mmap_set_memrange(mmap, other, sizeof(other)), DOCA_ERROR_BAD_STATE);
@@ -311,8 +328,9 @@ static void test_memrange(void **state)
 static void test_devices(void **state)
 {
 	struct doca_mmap *mmap = NULL;
-	char more[4];
 	uint32_t n;
+
+	REQUIRE_TWO_DEVICES();
 
 	(void)state;
 	assert_ok(doca_mmap_create(&mmap));
@@ -324,15 +342,16 @@ static void test_devices(void **state)
 
 	assert_fails(doca_mmap_set_max_num_devices(mmap, 0), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_mmap_set_max_num_devices(mmap, 70000), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_mmap_set_max_num_devices(mmap, 1));
+	assert_fails(doca_mmap_add_dev(mmap, dev_b()), DOCA_ERROR_NO_MEMORY);
 	assert_ok(doca_mmap_set_max_num_devices(mmap, 2));
 	assert_ok(doca_mmap_get_max_num_devices(mmap, &n));
 	assert_int_equal(n, 2);
 	assert_ok(doca_mmap_add_dev(mmap, dev_b()));
-	assert_fails(doca_mmap_add_dev(mmap, (struct doca_dev *)&more[0]), DOCA_ERROR_NO_MEMORY);
 	assert_fails(doca_mmap_set_max_num_devices(mmap, 1), DOCA_ERROR_INVALID_VALUE);
 	assert_ok(doca_mmap_rm_dev(mmap, dev_a()));
 	assert_fails(doca_mmap_rm_dev(mmap, dev_a()), DOCA_ERROR_NOT_FOUND);
-	assert_ok(doca_mmap_add_dev(mmap, (struct doca_dev *)&more[0]));
+	assert_ok(doca_mmap_add_dev(mmap, dev_a()));
 	assert_ok(doca_mmap_destroy(mmap));
 }
 
@@ -452,6 +471,8 @@ static void test_export_rules(void **state)
 	size_t len = 0, len2 = 0;
 	uint8_t exported;
 
+	REQUIRE_TWO_DEVICES();
+
 	(void)state;
 	assert_fails(doca_mmap_export_rdma(mmap, dev_a(), &desc, &len), DOCA_ERROR_NOT_PERMITTED); /* unstarted */
 	assert_ok(doca_mmap_start(mmap));
@@ -496,6 +517,8 @@ static void test_round_trip(void **state)
 	uint8_t flag = 0;
 	uint32_t pid;
 	uint64_t nonce;
+
+	REQUIRE_TWO_DEVICES();
 
 	(void)state;
 	assert_ok(doca_mmap_create_from_export(&ud, desc, sizeof(desc), dev_a(), &remote));
