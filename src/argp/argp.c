@@ -202,12 +202,14 @@ static void argp_user_msg(enum doca_log_level level, const char *fmt, ...)
 	fprintf(stderr, "%s: %s\n", g_argp.program_name != NULL ? g_argp.program_name : "doca_argp", text);
 }
 
-/* A command-line error: one SDK log line and one user message. The
- * arguments are evaluated twice, so they must have no side effects. */
+/* A command-line error, said once: to the program's logger callback when
+ * it registered one, otherwise as an SDK error line (stderr by default). */
 #define ARGP_ERR(...) \
 	do { \
-		SDK_LOG_ERR(__VA_ARGS__); \
-		argp_user_msg(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__); \
+		if (g_argp.logger_cb != NULL) \
+			argp_user_msg(DOCA_LOG_LEVEL_ERROR, __VA_ARGS__); \
+		else \
+			SDK_LOG_ERR(__VA_ARGS__); \
 	} while (0)
 
 /* "-d/--device", "-x" or "--long", for messages. */
