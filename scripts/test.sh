@@ -53,5 +53,13 @@ else
 	failed=$((failed + 1))
 fi
 
+echo "=== libFuzzer on the parsers of untrusted bytes"
+bash tests/fuzz/run_fuzz.sh 30
+case $? in
+0) passed=$((passed + 1)) ;;
+77) skipped=$((skipped + 1)) ;;
+*) failed=$((failed + 1)) ;;
+esac
+
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

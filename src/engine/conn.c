@@ -1,0 +1,373 @@
+/*
+ * softdoca — connections: export, connect, the HELLO/BYE handshake,
+ * failure.
+ *
+ * Each side exports (a connection id and a random secret, plus its UCX
+ * worker address) and connects to the other's descriptor. Connecting
+ * creates our endpoint and sends HELLO, which tells the peer our id and
+ * secret; a connection is established once we have connected and the
+ * peer's HELLO has arrived. Every later message names the receiver's
+ * connection id and secret, and is dropped if they do not match.
+ * Responses travel on the endpoint the request came from (UCX's reply
+ * endpoint), so a DC passive side, which never connects, can answer too.
+ */
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+
+SDK_LOG_REGISTER(ENGINE::CONN)
+
+static bool secret_equal(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t diff = 0;
+
+	/* Constant time: no early exit that would leak how much matched. */
+	for (int i = 0; i < ENGINE_SECRET_LEN; i++)
+		diff |= (uint8_t)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN])
+{
+	struct engine_conn *c;
+
+	if (id == 0 || id > w->num_conns) {
+		SDK_LOG_ERR("message for unknown connection id %u: dropped", id);
+		return NULL;
+	}
+	c = &w->conns[id - 1];
+	if (c->state == CONN_FREE || !secret_equal(c->secret, secret)) {
+		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
+		return NULL;
+	}
+	return c;
+}
+
+static void conn_event(struct engine_conn *c, enum engine_conn_event ev)
+{
+	if (c->worker->conf.conn_event != NULL)
+		c->worker->conf.conn_event(c->worker->conf.arg, c, ev);
+}
+
+/* Established once both sides are in: we connected (or are the DC
+ * passive side, which never does) and the peer's HELLO arrived. */
+static void conn_check_established(struct engine_conn *c)
+{
+	bool ours = c->state == CONN_CONNECTED || (c->worker->conf.dc && c->state == CONN_EXPORTED);
+
+	if (c->established_reported || !c->peer_hello || !ours)
+		return;
+	c->established_reported = true;
+	SDK_LOG_TRC("connection %u established (peer connection %u)", c->id, c->peer_id);
+	conn_event(c, ENGINE_CONN_ESTABLISHED);
+}
+
+doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **conn_out, const void **desc,
+				size_t *desc_len)
+{
+	struct wire_desc d = {0};
+	ucp_address_t *addr;
+	size_t addr_len;
+	struct engine_conn *c;
+	doca_error_t status;
+	ucs_status_t st;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->num_conns >= w->conf.max_connections) {
+		SDK_LOG_ERR("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
+			    w->conf.max_connections);
+		status = DOCA_ERROR_FULL;
+		goto out;
+	}
+	c = &w->conns[w->num_conns];
+	if (getrandom(c->secret, sizeof(c->secret), 0) != sizeof(c->secret)) {
+		SDK_LOG_ERR("getrandom failed: cannot make a connection secret");
+		status = DOCA_ERROR_OPERATING_SYSTEM;
+		goto out;
+	}
+	st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
+		status = DOCA_ERROR_DRIVER;
+		goto out;
+	}
+	d.flags = w->conf.dc ? WIRE_DESC_FLAG_DC : 0;
+	d.conn_id = w->num_conns + 1;
+	memcpy(d.secret, c->secret, sizeof(d.secret));
+	d.pid = (uint32_t)getpid();
+	d.worker_addr = (const uint8_t *)addr;
+	d.worker_addr_len = (uint32_t)addr_len;
+	status = wire_desc_build(&d, &c->desc, &c->desc_len);
+	ucp_worker_release_address(w->ucp, addr);
+	if (status != DOCA_SUCCESS)
+		goto out;
+	c->worker = w;
+	c->id = d.conn_id;
+	c->state = CONN_EXPORTED;
+	w->num_conns++;
+	*conn_out = c;
+	*desc = c->desc;
+	*desc_len = c->desc_len;
+	SDK_LOG_TRC("connection %u exported", c->id);
+out:
+	pthread_mutex_unlock(&w->lock);
+	return status;
+}
+
+static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+	struct engine_conn *c = arg;
+
+	(void)ep;
+	if (c->state == CONN_CLOSED)
+		return;
+	SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its operations", c->id, ucs_status_string(st));
+	engine_conn_fail(c, ENGINE_CONN_FAILED);
+}
+
+static void send_done_free(void *request, ucs_status_t st, void *user)
+{
+	(void)st;
+	free(user);
+	ucp_request_free(request);
+}
+
+/* Send a small control message (HELLO, BYE) asking UCX to give the peer a
+ * reply endpoint. The header is heap-owned until the send completes. */
+static doca_error_t conn_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len)
+{
+	void *copy = malloc(len);
+	ucp_request_param_t p = {0};
+	ucs_status_ptr_t req;
+
+	if (copy == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	memcpy(copy, hdr, len);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.flags = UCP_AM_SEND_FLAG_REPLY;
+	p.cb.send = send_done_free;
+	p.user_data = copy;
+	req = ucp_am_send_nbx(ep, am_id, copy, len, NULL, 0, &p);
+	if (req == NULL) {
+		free(copy);
+		return DOCA_SUCCESS;
+	}
+	if (UCS_PTR_IS_ERR(req)) {
+		free(copy);
+		SDK_LOG_ERR("control message send failed: %s", ucs_status_string(UCS_PTR_STATUS(req)));
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t desc_len)
+{
+	struct engine_worker *w = c->worker;
+	struct wire_desc d;
+	struct wire_hello hello = {0};
+	ucp_ep_params_t ep = {0};
+	doca_error_t status;
+	ucs_status_t st;
+
+	status = wire_desc_parse(desc, desc_len, &d);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (!!(d.flags & WIRE_DESC_FLAG_DC) != w->conf.dc) {
+		SDK_LOG_ERR("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
+			    w->conf.dc ? "DC" : "RC");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (c->state != CONN_EXPORTED) {
+		SDK_LOG_ERR("connection %u is %s: connect works once, on an exported connection", c->id,
+			    c->state == CONN_CONNECTED ? "already connected" : "closed");
+		status = DOCA_ERROR_BAD_STATE;
+		goto out;
+	}
+	if (c->peer_hello && (c->peer_id != d.conn_id || memcmp(c->peer_secret, d.secret, ENGINE_SECRET_LEN) != 0)) {
+		SDK_LOG_ERR("connection %u: this descriptor is not from the peer that already connected to it", c->id);
+		status = DOCA_ERROR_INVALID_VALUE;
+		goto out;
+	}
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)d.worker_addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = conn_ep_error;
+	ep.err_handler.arg = c;
+	st = ucp_ep_create(w->ucp, &ep, &c->ep);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
+		status = DOCA_ERROR_CONNECTION_ABORTED;
+		goto out;
+	}
+	c->peer_id = d.conn_id;
+	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
+	c->state = CONN_CONNECTED;
+
+	hello.version = WIRE_VERSION;
+	hello.dst_conn_id = d.conn_id;
+	memcpy(hello.dst_secret, d.secret, ENGINE_SECRET_LEN);
+	hello.src_conn_id = c->id;
+	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
+	status = conn_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello));
+	if (status != DOCA_SUCCESS)
+		goto out;
+	SDK_LOG_TRC("connection %u connected to peer connection %u", c->id, c->peer_id);
+	conn_check_established(c);
+	/* Operations that arrived before we connected may run now. */
+	engine_target_kick(c);
+out:
+	pthread_mutex_unlock(&w->lock);
+	engine_svc_kick();
+	return status;
+}
+
+ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			     const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_hello hello;
+	const struct wire_hello *h = &hello;
+	struct engine_conn *c;
+
+	(void)data;
+	if (wire_check(WIRE_AM_HELLO, header, header_length) != DOCA_SUCCESS || length != 0)
+		return UCS_OK;
+	memcpy(&hello, header, sizeof(hello)); /* any alignment */
+	c = engine_conn_lookup(w, h->dst_conn_id, h->dst_secret);
+	if (c == NULL || c->state == CONN_CLOSED)
+		return UCS_OK;
+	if (c->peer_hello || (c->state == CONN_CONNECTED && (c->peer_id != h->src_conn_id ||
+							      memcmp(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN) != 0))) {
+		SDK_LOG_ERR("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
+		return UCS_OK;
+	}
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+		SDK_LOG_ERR("connection %u: HELLO without a reply endpoint: dropped", c->id);
+		return UCS_OK;
+	}
+	c->peer_id = h->src_conn_id;
+	memcpy(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN);
+	c->reply_ep = param->reply_ep;
+	c->peer_hello = true;
+	conn_check_established(c);
+	engine_target_kick(c);
+	return UCS_OK;
+}
+
+ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_bye bye;
+	const struct wire_bye *b = &bye;
+	struct engine_conn *c;
+
+	(void)data;
+	(void)param;
+	if (wire_check(WIRE_AM_BYE, header, header_length) != DOCA_SUCCESS || length != 0)
+		return UCS_OK;
+	memcpy(&bye, header, sizeof(bye)); /* any alignment */
+	c = engine_conn_lookup(w, b->dst_conn_id, b->dst_secret);
+	if (c == NULL || c->state == CONN_CLOSED)
+		return UCS_OK;
+	SDK_LOG_DBG("connection %u: peer disconnected", c->id);
+	engine_conn_fail(c, ENGINE_CONN_DISCONNECTED);
+	return UCS_OK;
+}
+
+static void conn_close_ep(struct engine_conn *c)
+{
+	ucp_request_param_t p = {0};
+	ucs_status_ptr_t req;
+
+	if (c->ep == NULL)
+		return;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+	req = ucp_ep_close_nbx(c->ep, &p);
+	if (UCS_PTR_IS_PTR(req))
+		ucp_request_free(req); /* completes during later progress */
+	c->ep = NULL;
+}
+
+/* The connection is over (peer gone, peer said BYE, or local stop):
+ * fail what is in flight on it and tell the RDMA layer. Lock held. */
+void engine_conn_fail(struct engine_conn *c, enum engine_conn_event event)
+{
+	if (c->state == CONN_CLOSED)
+		return;
+	c->state = CONN_CLOSED;
+	engine_fail_conn_ops(c, event == ENGINE_CONN_DISCONNECTED ? DOCA_ERROR_CONNECTION_RESET
+								  : DOCA_ERROR_CONNECTION_ABORTED);
+	engine_target_drop(c);
+	conn_close_ep(c);
+	conn_event(c, event);
+}
+
+static void conn_say_bye(struct engine_conn *c)
+{
+	struct wire_bye bye = {0};
+	ucp_ep_h ep = c->ep != NULL ? c->ep : c->reply_ep;
+
+	if (ep == NULL || !c->peer_hello)
+		return;
+	bye.version = WIRE_VERSION;
+	bye.dst_conn_id = c->peer_id;
+	memcpy(bye.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
+	(void)conn_send_ctl(ep, WIRE_AM_BYE, &bye, sizeof(bye));
+}
+
+static void conn_disconnect_locked(struct engine_conn *c)
+{
+	if (c->state == CONN_CLOSED)
+		return;
+	conn_say_bye(c);
+	/* Let the BYE leave before the endpoint closes. */
+	for (int i = 0; i < 100 && ucp_worker_progress(c->worker->ucp) != 0; i++)
+		;
+	c->state = CONN_CLOSED;
+	engine_fail_conn_ops(c, DOCA_ERROR_CONNECTION_RESET);
+	engine_target_drop(c);
+	conn_close_ep(c);
+}
+
+doca_error_t engine_conn_disconnect(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+
+	pthread_mutex_lock(&w->lock);
+	conn_disconnect_locked(c);
+	pthread_mutex_unlock(&w->lock);
+	return DOCA_SUCCESS;
+}
+
+void engine_conn_close_all(struct engine_worker *w)
+{
+	for (uint32_t i = 0; i < w->num_conns; i++)
+		conn_disconnect_locked(&w->conns[i]);
+}
+
+uint32_t engine_conn_id(const struct engine_conn *c)
+{
+	return c->id;
+}
+
+void engine_conn_set_user(struct engine_conn *c, void *user)
+{
+	c->user = user;
+}
+
+void *engine_conn_get_user(const struct engine_conn *c)
+{
+	return c->user;
+}
+
+bool engine_conn_is_usable(const struct engine_conn *c)
+{
+	return c->state == CONN_CONNECTED;
+}

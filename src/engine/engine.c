@@ -1,0 +1,441 @@
+/*
+ * softdoca — the soft NIC's UCX plumbing: one UCX context per device, one
+ * worker per RDMA context, and the service thread.
+ *
+ * Who drives a worker: whichever thread is inside the library. The
+ * application's thread posts directly (engine_post) and progresses in
+ * doca_pe_progress; the per-process service thread sleeps in epoll on the
+ * workers' event fds and progresses a worker when traffic arrives that
+ * nobody else is serving (a responder blocked in getchar() must still have
+ * its memory read and written). The worker lock serialises them; the
+ * application's progress only try-locks, so it never waits behind the
+ * service thread. Idle costs nothing: the service thread sleeps until an
+ * event fd fires or a parked operation's deadline passes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dev.h"
+#include "engine_internal.h"
+#include "log_internal.h"
+
+SDK_LOG_REGISTER(ENGINE)
+
+/* How long the service thread sleeps at most when operations are parked. */
+#define SVC_MAX_SLEEP_MS 50
+
+uint64_t engine_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- UCX contexts, one per device ---------------------------------- */
+
+static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct engine_ucx *ucx_list;
+
+/* Set a UCX option unless the user chose it in the environment. */
+static void ucx_default(ucp_config_t *config, const char *name, const char *value)
+{
+	char env[128];
+	ucs_status_t st;
+
+	snprintf(env, sizeof(env), "UCX_%s", name);
+	if (getenv(env) != NULL)
+		return;
+	st = ucp_config_modify(config, name, value);
+	if (st != UCS_OK)
+		SDK_LOG_DBG("UCX option %s=%s not applied: %s", name, value, ucs_status_string(st));
+}
+
+static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
+{
+	const char *iface = softdoca_devinfo_iface(doca_dev_as_devinfo(dev));
+	ucp_params_t params = {0};
+	ucp_config_t *config;
+	ucs_status_t st;
+
+	st = ucp_config_read(NULL, NULL, &config);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("UCX configuration could not be read: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	/* The device is its interface (plus shared memory for peers on this
+	 * host); peers that die must be noticed within seconds. */
+	if (iface[0] != '\0')
+		ucx_default(config, "NET_DEVICES", iface);
+	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
+	ucx_default(config, "POSIX_ERROR_HANDLING", "y");
+	ucx_default(config, "SYSV_ERROR_HANDLING", "y");
+
+	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	params.mt_workers_shared = 1;
+	st = ucp_init(&params, config, out);
+	ucp_config_release(config);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("UCX could not start on interface '%s': %s", iface, ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t ucx_get(struct doca_dev *dev, struct engine_ucx **out)
+{
+	struct engine_ucx *u;
+	doca_error_t status = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&ucx_lock);
+	for (u = ucx_list; u != NULL; u = u->next)
+		if (u->dev == dev)
+			break;
+	if (u == NULL) {
+		u = calloc(1, sizeof(*u));
+		if (u == NULL) {
+			status = DOCA_ERROR_NO_MEMORY;
+			goto out;
+		}
+		status = ucx_context_create(dev, &u->context);
+		if (status != DOCA_SUCCESS) {
+			free(u);
+			goto out;
+		}
+		u->dev = dev;
+		u->next = ucx_list;
+		ucx_list = u;
+	}
+	u->refs++;
+	*out = u;
+out:
+	pthread_mutex_unlock(&ucx_lock);
+	return status;
+}
+
+static void ucx_put(struct engine_ucx *u)
+{
+	struct engine_ucx **link;
+
+	pthread_mutex_lock(&ucx_lock);
+	if (--u->refs == 0) {
+		for (link = &ucx_list; *link != NULL; link = &(*link)->next) {
+			if (*link == u) {
+				*link = u->next;
+				break;
+			}
+		}
+		ucp_cleanup(u->context);
+		free(u);
+	}
+	pthread_mutex_unlock(&ucx_lock);
+}
+
+/* ---- the service thread -------------------------------------------- */
+
+static struct {
+	pthread_mutex_t lock; /* held while the thread serves a worker, and to (un)register */
+	pthread_t thread;
+	bool running;
+	int epfd;
+	int kickfd;           /* wakes the thread to recompute its sleep */
+	struct engine_worker *workers;
+} svc = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .kickfd = -1};
+
+void engine_svc_kick(void)
+{
+	uint64_t one = 1;
+
+	if (svc.kickfd >= 0 && write(svc.kickfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		SDK_LOG_DBG("service thread kick failed: %s", strerror(errno));
+}
+
+/* Progress a worker until UCX has nothing more, then arm its event fd. */
+static void svc_serve(struct engine_worker *w, uint64_t now)
+{
+	ucs_status_t st;
+
+	pthread_mutex_lock(&w->lock);
+	do {
+		while (ucp_worker_progress(w->ucp) != 0)
+			;
+		if (w->parked > 0)
+			engine_target_expire(w, now);
+		st = ucp_worker_arm(w->ucp);
+	} while (st == UCS_ERR_BUSY);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int svc_timeout_ms(void)
+{
+	struct engine_worker *w;
+
+	for (w = svc.workers; w != NULL; w = w->svc_next)
+		if (w->parked > 0)
+			return SVC_MAX_SLEEP_MS;
+	return -1;
+}
+
+static void *svc_main(void *arg)
+{
+	struct epoll_event events[16];
+	int timeout = -1;
+
+	(void)arg;
+	for (;;) {
+		int n = epoll_wait(svc.epfd, events, 16, timeout);
+		uint64_t now = engine_now_ns();
+		struct engine_worker *w;
+
+		if (n < 0 && errno != EINTR) {
+			SDK_LOG_ERR("service thread: epoll_wait failed: %s", strerror(errno));
+			return NULL;
+		}
+		pthread_mutex_lock(&svc.lock);
+		if (!svc.running) {
+			pthread_mutex_unlock(&svc.lock);
+			return NULL;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t drain;
+
+			if (events[i].data.ptr == NULL && read(svc.kickfd, &drain, sizeof(drain)) < 0)
+				drain = 0;
+		}
+		/* Serve every worker: cheap when idle (progress finds nothing,
+		 * arm succeeds), and it covers deadlines too. */
+		for (w = svc.workers; w != NULL; w = w->svc_next)
+			svc_serve(w, now);
+		timeout = svc_timeout_ms();
+		pthread_mutex_unlock(&svc.lock);
+	}
+	return NULL;
+}
+
+static doca_error_t svc_start_locked(void)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+
+	if (svc.running)
+		return DOCA_SUCCESS;
+	svc.epfd = epoll_create1(EPOLL_CLOEXEC);
+	svc.kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (svc.epfd < 0 || svc.kickfd < 0 || epoll_ctl(svc.epfd, EPOLL_CTL_ADD, svc.kickfd, &ev) != 0)
+		goto fail;
+	svc.running = true;
+	if (pthread_create(&svc.thread, NULL, svc_main, NULL) != 0) {
+		svc.running = false;
+		goto fail;
+	}
+	return DOCA_SUCCESS;
+fail:
+	SDK_LOG_ERR("cannot start the engine service thread: %s", strerror(errno));
+	if (svc.epfd >= 0)
+		close(svc.epfd);
+	if (svc.kickfd >= 0)
+		close(svc.kickfd);
+	svc.epfd = svc.kickfd = -1;
+	return DOCA_ERROR_OPERATING_SYSTEM;
+}
+
+static doca_error_t svc_register(struct engine_worker *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+	doca_error_t status;
+
+	pthread_mutex_lock(&svc.lock);
+	status = svc_start_locked();
+	if (status == DOCA_SUCCESS && epoll_ctl(svc.epfd, EPOLL_CTL_ADD, w->efd, &ev) != 0) {
+		SDK_LOG_ERR("cannot watch the UCX worker's event fd: %s", strerror(errno));
+		status = DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (status == DOCA_SUCCESS) {
+		w->svc_next = svc.workers;
+		svc.workers = w;
+		w->svc_registered = true;
+	}
+	pthread_mutex_unlock(&svc.lock);
+	engine_svc_kick();
+	return status;
+}
+
+static void svc_unregister(struct engine_worker *w)
+{
+	struct engine_worker **link;
+
+	pthread_mutex_lock(&svc.lock);
+	if (w->svc_registered) {
+		epoll_ctl(svc.epfd, EPOLL_CTL_DEL, w->efd, NULL);
+		for (link = &svc.workers; *link != NULL; link = &(*link)->svc_next) {
+			if (*link == w) {
+				*link = w->svc_next;
+				break;
+			}
+		}
+		w->svc_registered = false;
+	}
+	pthread_mutex_unlock(&svc.lock);
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static doca_error_t worker_set_handlers(struct engine_worker *w)
+{
+	static const struct {
+		unsigned int id;
+		ucp_am_recv_callback_t cb;
+	} handlers[] = {
+		{WIRE_AM_HELLO, engine_am_hello},
+		{WIRE_AM_BYE, engine_am_bye},
+		{WIRE_AM_REQ, engine_am_req},
+		{WIRE_AM_RESP, engine_am_resp},
+	};
+
+	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
+		ucp_am_handler_param_t p = {
+			.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+				      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+			.id = handlers[i].id,
+			.cb = handlers[i].cb,
+			.arg = w,
+			/* Eager payloads may be kept past the callback, so an
+			 * operation that must wait its turn needs no copy. */
+			.flags = UCP_AM_FLAG_PERSISTENT_DATA,
+		};
+		ucs_status_t st = ucp_worker_set_am_recv_handler(w->ucp, &p);
+
+		if (st != UCS_OK) {
+			SDK_LOG_ERR("cannot register UCX active message handler: %s", ucs_status_string(st));
+			return DOCA_ERROR_DRIVER;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t worker_open_ucp(struct engine_worker *w)
+{
+	ucp_worker_params_t wp = {0};
+	ucs_status_t st;
+
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	/* Our lock serialises every thread that touches the worker. */
+	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+	st = ucp_worker_create(w->ucx->context, &wp, &w->ucp);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("cannot create a UCX worker: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	st = ucp_worker_get_efd(w->ucp, &w->efd);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("UCX worker has no event fd: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	return worker_set_handlers(w);
+}
+
+doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_worker_conf *conf,
+				  struct engine_worker **worker_out)
+{
+	struct engine_worker *w;
+	doca_error_t status;
+
+	if (conf->max_connections == 0 || conf->send_queue_size == 0) {
+		SDK_LOG_ERR("engine worker needs at least one connection and one send queue slot");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	w->conf = *conf;
+	pthread_mutex_init(&w->lock, NULL);
+	w->conns = calloc(conf->max_connections, sizeof(*w->conns));
+	w->slots = calloc(conf->send_queue_size, sizeof(*w->slots));
+	if (w->conns == NULL || w->slots == NULL) {
+		status = DOCA_ERROR_NO_MEMORY;
+		goto free_worker;
+	}
+	status = ucx_get(dev, &w->ucx);
+	if (status != DOCA_SUCCESS)
+		goto free_worker;
+	status = worker_open_ucp(w);
+	if (status != DOCA_SUCCESS)
+		goto put_ucx;
+	status = svc_register(w);
+	if (status != DOCA_SUCCESS)
+		goto destroy_ucp;
+	*worker_out = w;
+	return DOCA_SUCCESS;
+
+destroy_ucp:
+	ucp_worker_destroy(w->ucp);
+put_ucx:
+	ucx_put(w->ucx);
+free_worker:
+	free(w->slots);
+	free(w->conns);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	return status;
+}
+
+void engine_worker_destroy(struct engine_worker *w)
+{
+	if (w == NULL)
+		return;
+	svc_unregister(w);
+	pthread_mutex_lock(&w->lock);
+	engine_conn_close_all(w);
+	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
+	engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
+	/* Let closing endpoints and last sends finish. */
+	for (int i = 0; i < 1000 && ucp_worker_progress(w->ucp) != 0; i++)
+		;
+	pthread_mutex_unlock(&w->lock);
+	ucp_worker_destroy(w->ucp);
+	ucx_put(w->ucx);
+	for (uint32_t i = 0; i < w->conf.max_connections; i++)
+		free(w->conns[i].desc);
+	free(w->slots);
+	free(w->conns);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+unsigned int engine_worker_progress(struct engine_worker *w)
+{
+	unsigned int events = 0, n;
+
+	/* Never wait behind the service thread: it is serving this worker. */
+	if (pthread_mutex_trylock(&w->lock) != 0)
+		return 0;
+	while ((n = ucp_worker_progress(w->ucp)) != 0)
+		events += n;
+	if (w->parked > 0)
+		engine_target_expire(w, engine_now_ns());
+	pthread_mutex_unlock(&w->lock);
+	return events;
+}
+
+void engine_worker_flush(struct engine_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
+	engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
+	pthread_mutex_unlock(&w->lock);
+}
+
+uint32_t engine_worker_outstanding(struct engine_worker *w)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->outstanding;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}

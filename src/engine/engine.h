@@ -1,0 +1,165 @@
+/*
+ * softdoca — the soft NIC: the one internal interface the RDMA layer uses.
+ *
+ * An engine_worker belongs to one doca_rdma context: a UCX worker on the
+ * context's device, its connections, and its posted receives. Work
+ * requests (struct engine_wr) live inside the RDMA layer's task structs, so
+ * posting never allocates. One-sided operations travel as active messages
+ * that the target validates (connection id and secret, region id and
+ * secret, bounds, permission, alignment) before touching memory.
+ *
+ * Threads: engine_* calls come from the application's thread. A wr's done
+ * callback and the worker's event callback may run on the application's
+ * thread (inside engine_post or engine_worker_progress) or on the engine's
+ * service thread; they must only record results and queue work for
+ * doca_pe_progress (softdoca_task_complete, softdoca_pe_wake).
+ */
+#ifndef SOFTDOCA_ENGINE_H_
+#define SOFTDOCA_ENGINE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_dev;
+struct engine_worker;
+struct engine_conn;
+
+#define ENGINE_SECRET_LEN 16
+#define ENGINE_MAX_SGE 32
+
+enum engine_opcode {
+	ENGINE_OP_RECV = 1,      /* posted receive (local; conn is NULL) */
+	ENGINE_OP_SEND,
+	ENGINE_OP_SEND_IMM,
+	ENGINE_OP_WRITE,
+	ENGINE_OP_WRITE_IMM,
+	ENGINE_OP_READ,
+	ENGINE_OP_ATOMIC_CAS,
+	ENGINE_OP_ATOMIC_FADD,
+	ENGINE_OP_SYNC_GET,      /* remote net sync event: read the 64-bit value */
+	ENGINE_OP_SYNC_SET,      /* ... set it */
+	ENGINE_OP_SYNC_ADD,      /* ... add to it, old value back */
+};
+
+/* What a completed receive was (doca_rdma_opcode values). */
+enum engine_recv_kind {
+	ENGINE_RECV_SEND = 0,
+	ENGINE_RECV_SEND_IMM = 1,
+	ENGINE_RECV_WRITE_IMM = 2,
+};
+
+struct engine_sge {
+	void *addr;
+	size_t len;
+};
+
+/* The far side of a one-sided operation, as a peer's descriptor granted it. */
+struct engine_remote {
+	uint64_t region_id;             /* mmap region or sync event id */
+	uint8_t secret[ENGINE_SECRET_LEN];
+	uint64_t addr;                  /* target address (exporter's address space) */
+	uint64_t len;                   /* READ: bytes to read; WRITE: room at addr (checked on the target too) */
+};
+
+struct engine_wr {
+	/* Set by the caller before engine_post. */
+	uint8_t opcode;                 /* enum engine_opcode */
+	struct engine_conn *conn;       /* NULL for RECV */
+	uint32_t num_sge;
+	/* Source (SEND*, WRITE*, SYNC_SET: 8 bytes) or destination (RECV,
+	 * READ, SYNC_GET, ATOMIC* and SYNC_ADD: the 8-byte old value). */
+	struct engine_sge sge[ENGINE_MAX_SGE];
+	struct engine_remote remote;    /* WRITE*, READ, ATOMIC*, SYNC_* */
+	uint32_t imm;                   /* SEND_IMM, WRITE_IMM: raw 32 bits */
+	uint64_t compare;               /* ATOMIC_CAS */
+	uint64_t operand;               /* ATOMIC_CAS: swap; ATOMIC_FADD, SYNC_ADD: add */
+	void (*done)(struct engine_wr *wr); /* any thread; see the file comment */
+
+	/* Results, valid in done(). */
+	doca_error_t status;
+	uint64_t result_len;            /* bytes placed into sge (RECV, READ, SYNC_GET, ATOMIC*, SYNC_ADD) */
+	uint8_t result_kind;            /* RECV: enum engine_recv_kind */
+	uint32_t result_imm;            /* RECV of SEND_IMM / WRITE_IMM */
+	struct engine_conn *result_conn;/* RECV: the connection it came on */
+
+	/* Engine private: the request header lives here until UCX is done
+	 * with it (UCX 1.13 reads it until the send completes). */
+	uint64_t wr_id;
+	struct engine_wr *next;
+	uint8_t send_pending;
+	uint8_t answered;
+	uint64_t hdr_space[16];
+};
+
+enum engine_conn_event {
+	ENGINE_CONN_ESTABLISHED = 1,
+	ENGINE_CONN_FAILED,
+	ENGINE_CONN_DISCONNECTED,
+};
+
+struct engine_worker_conf {
+	bool dc;                        /* DC transport: the passive side never connects */
+	uint16_t max_connections;
+	uint8_t rnr_retry_count;        /* 7 = retry for ever */
+	uint32_t send_queue_size;       /* most operations outstanding at once (DOCA_ERROR_FULL past it) */
+	uint32_t gid_index;             /* which local address to use (soft devices) */
+	/* Connection state changes; any thread, see the file comment. */
+	void (*conn_event)(void *arg, struct engine_conn *conn, enum engine_conn_event event);
+	void *arg;
+};
+
+/* Create a worker on dev. DOCA_ERROR_DRIVER if UCX cannot be set up. */
+doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_worker_conf *conf,
+				  struct engine_worker **worker_out);
+
+/* Close every connection (peers see a disconnection), fail what is still
+ * posted, and free the worker. */
+void engine_worker_destroy(struct engine_worker *worker);
+
+/* Drive UCX from the application's thread; returns how much happened. */
+unsigned int engine_worker_progress(struct engine_worker *worker);
+
+/* Complete every posted receive and outstanding operation with
+ * DOCA_ERROR_IO_FAILED (context stop). */
+void engine_worker_flush(struct engine_worker *worker);
+
+/* Number of work requests posted and not yet done. */
+uint32_t engine_worker_outstanding(struct engine_worker *worker);
+
+/* A new connection and its descriptor (owned by the connection, valid
+ * until the worker is destroyed). DOCA_ERROR_FULL past max_connections. */
+doca_error_t engine_conn_export(struct engine_worker *worker, struct engine_conn **conn_out, const void **desc,
+				size_t *desc_len);
+
+/* Bind conn to the peer's descriptor. The connection is established once
+ * the peer has connected too (ENGINE_CONN_ESTABLISHED). Malformed
+ * descriptors: DOCA_ERROR_INVALID_VALUE with a log line. */
+doca_error_t engine_conn_connect(struct engine_conn *conn, const void *desc, size_t desc_len);
+
+/* Close conn: its outstanding operations fail, the peer sees a
+ * disconnection. */
+doca_error_t engine_conn_disconnect(struct engine_conn *conn);
+
+uint32_t engine_conn_id(const struct engine_conn *conn);
+void engine_conn_set_user(struct engine_conn *conn, void *user);
+void *engine_conn_get_user(const struct engine_conn *conn);
+bool engine_conn_is_usable(const struct engine_conn *conn); /* connected locally, not failed or closed */
+
+/* Post a work request to wr->conn (any opcode but RECV).
+ * DOCA_ERROR_FULL when the send queue is full, DOCA_ERROR_NOT_CONNECTED
+ * when conn cannot carry it. On success done() will run exactly once. */
+doca_error_t engine_post(struct engine_wr *wr);
+
+/* Post a receive (opcode RECV, conn NULL): the oldest posted receive takes
+ * the next incoming send, send-with-immediate or write-with-immediate on
+ * any connection of the worker. done() runs exactly once. */
+doca_error_t engine_post_recv(struct engine_worker *worker, struct engine_wr *wr);
+
+/* Parsers of untrusted bytes, exposed for the fuzz target. */
+doca_error_t engine_conn_desc_check(const void *desc, size_t desc_len);
+doca_error_t engine_wire_header_check(const void *header, size_t header_len);
+
+#endif /* SOFTDOCA_ENGINE_H_ */

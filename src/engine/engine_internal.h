@@ -1,0 +1,129 @@
+/*
+ * softdoca — engine internals shared by the engine's files (not installed,
+ * not seen by the RDMA layer).
+ */
+#ifndef SOFTDOCA_ENGINE_INTERNAL_H_
+#define SOFTDOCA_ENGINE_INTERNAL_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "engine.h"
+#include "wire.h"
+
+struct doca_dev;
+
+/* One UCX context per open device, shared by the workers on it. */
+struct engine_ucx {
+	struct doca_dev *dev;
+	ucp_context_h context;
+	unsigned int refs;
+	struct engine_ucx *next;
+};
+
+enum engine_conn_state {
+	CONN_FREE = 0,
+	CONN_EXPORTED,    /* descriptor handed out, not connected */
+	CONN_CONNECTED,   /* connected locally (has an endpoint) */
+	CONN_CLOSED,      /* disconnected or failed: nothing more moves */
+};
+
+/* An incoming operation the target could not finish at once: waiting for
+ * rendezvous data, a posted receive, the local connect, or its turn. */
+struct tgt_op {
+	struct wire_req req;
+	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
+	size_t data_len;       /* payload length (eager or rendezvous) */
+	bool rndv;             /* data is a rendezvous descriptor */
+	bool started;          /* execution began (rendezvous receive in flight) */
+	uint64_t deadline_ns;  /* fail with an RNR / not-connected error after this; 0 = never */
+	struct tgt_op *next;
+};
+
+struct engine_conn {
+	struct engine_worker *worker;
+	uint32_t id;                        /* index + 1 */
+	enum engine_conn_state state;
+	bool peer_hello;                    /* the peer connected to us (its HELLO arrived) */
+	bool established_reported;
+	uint8_t secret[ENGINE_SECRET_LEN];  /* ours: peers must present it */
+	uint32_t peer_id;
+	uint8_t peer_secret[ENGINE_SECRET_LEN];
+	ucp_ep_h ep;                        /* our endpoint to the peer (after connect) */
+	ucp_ep_h reply_ep;                  /* the peer's endpoint as seen here: responses go there */
+	void *user;
+	uint8_t *desc;                      /* our exported descriptor */
+	size_t desc_len;
+	struct tgt_op *tq_head;             /* target-side operations in arrival order */
+	struct tgt_op *tq_tail;
+	uint32_t tq_len;
+};
+
+/* An initiator-side slot: one per operation in flight, found again by the
+ * response's wr_id (index + generation, never a pointer). */
+struct engine_slot {
+	struct engine_wr *wr;
+	uint32_t gen;
+};
+
+struct engine_worker {
+	struct engine_ucx *ucx;
+	ucp_worker_h ucp;
+	int efd;
+	pthread_mutex_t lock;               /* serialises the app thread and the service thread */
+	struct engine_worker_conf conf;
+
+	struct engine_conn *conns;
+	uint32_t num_conns;                 /* exported so far */
+
+	struct engine_slot *slots;          /* send queue: conf.send_queue_size entries */
+	uint32_t free_slot_hint;
+	uint32_t num_busy_slots;
+
+	struct engine_wr *recv_head;        /* posted receives, oldest first */
+	struct engine_wr *recv_tail;
+	uint32_t outstanding;               /* posted, done() not yet called */
+	uint32_t parked;                    /* target ops waiting with a deadline */
+	/* The op whose active message callback is running: its payload is
+	 * UCX's to release if it finishes before the callback returns. */
+	struct tgt_op *handler_op;
+	bool handler_released;
+
+	bool svc_registered;
+	struct engine_worker *svc_next;
+};
+
+/* engine.c */
+uint64_t engine_now_ns(void);
+void engine_svc_kick(void);
+
+/* conn.c */
+struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN]);
+void engine_conn_fail(struct engine_conn *conn, enum engine_conn_event event);
+ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			     const ucp_am_recv_param_t *param);
+ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param);
+void engine_conn_close_all(struct engine_worker *w);
+
+/* initiator.c */
+ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			    const ucp_am_recv_param_t *param);
+void engine_fail_conn_ops(struct engine_conn *conn, doca_error_t status);
+void engine_fail_all_ops(struct engine_worker *w, doca_error_t status);
+void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr);
+
+/* target.c */
+ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param);
+void engine_target_kick(struct engine_conn *conn);
+void engine_target_kick_all(struct engine_worker *w);
+void engine_target_expire(struct engine_worker *w, uint64_t now);
+void engine_target_drop(struct engine_conn *conn);
+void engine_recv_fail_all(struct engine_worker *w, doca_error_t status);
+
+#endif /* SOFTDOCA_ENGINE_INTERNAL_H_ */

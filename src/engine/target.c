@@ -1,0 +1,641 @@
+/*
+ * softdoca — the target side: every incoming operation is checked before
+ * it touches memory, and runs in arrival order per connection.
+ *
+ * Checks: the connection id and secret (else the message is dropped), then
+ * for one-sided operations the region id and secret, the bounds, the
+ * permission the operation needs, that the region is still started, and
+ * 8-byte alignment for atomics. A failed check touches nothing and answers
+ * with the error the initiator's task reports.
+ *
+ * Ordering (RC): operations of one connection take effect in the order
+ * they arrived. An operation that cannot finish at once — its payload
+ * comes by rendezvous, it waits for a posted receive (receiver not ready)
+ * or for our own connect — holds the head of the connection's queue, and
+ * the ones behind it wait. So a receive completion implies that earlier
+ * writes have landed, and a read sees earlier writes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_types.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+#include "mmap.h"
+
+SDK_LOG_REGISTER(ENGINE::TARGET)
+
+/* How long an operation waits for our side to connect, as RC hardware
+ * keeps retrying a peer whose queue pair is not ready yet. */
+#define NOT_CONNECTED_RETRY_NS (30ULL * 1000000000ULL)
+/* Most operations one connection may have waiting. */
+#define TQ_MAX 4096
+
+enum tgt_result {
+	TGT_DONE,    /* finished (answered); pop it */
+	TGT_PENDING, /* waits: for data, a receive, a connect, or its answer's send */
+};
+
+struct tgt_ctx {
+	struct engine_conn *conn;
+	struct tgt_op *op;
+};
+
+/* An answer on its way; lives until UCX has sent it. */
+struct tgt_resp {
+	struct wire_resp hdr;
+	struct engine_conn *conn;
+	struct tgt_op *op;                   /* READ: the op waits for this send */
+	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
+	bool holds_region;
+};
+
+static void op_release_data(struct engine_worker *w, struct tgt_op *op)
+{
+	if (op->data == NULL)
+		return;
+	if (op == w->handler_op)
+		w->handler_released = true; /* UCX releases it when the callback says UCS_OK */
+	else
+		ucp_am_data_release(w->ucp, op->data);
+	op->data = NULL;
+}
+
+static void op_unpark(struct engine_worker *w, struct tgt_op *op)
+{
+	if (op->deadline_ns != 0) {
+		op->deadline_ns = 0;
+		w->parked--;
+	}
+}
+
+static void op_park(struct engine_worker *w, struct tgt_op *op, uint64_t timeout_ns)
+{
+	if (op->deadline_ns != 0)
+		return;
+	op->deadline_ns = timeout_ns == 0 ? UINT64_MAX : engine_now_ns() + timeout_ns;
+	w->parked++;
+	engine_svc_kick();
+}
+
+/* ---- answers -------------------------------------------------------- */
+
+static void resp_sent(void *request, ucs_status_t st, void *user);
+
+static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
+		       const void *payload, size_t payload_len, struct softdoca_mmap_region *region)
+{
+	struct tgt_resp *resp = calloc(1, sizeof(*resp));
+	ucp_request_param_t p = {0};
+	ucs_status_ptr_t req;
+
+	if (resp == NULL) {
+		SDK_LOG_ERR("no memory for an answer on connection %u", c->id);
+		if (region != NULL)
+			softdoca_mmap_region_release(region);
+		return;
+	}
+	resp->hdr.version = WIRE_VERSION;
+	resp->hdr.opcode = op->req.opcode;
+	resp->hdr.dst_conn_id = c->peer_id;
+	memcpy(resp->hdr.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
+	resp->hdr.wr_id = op->req.wr_id;
+	resp->hdr.status = (int32_t)status;
+	resp->hdr.result_len = payload_len;
+	resp->hdr.value = value;
+	resp->conn = c;
+	if (region != NULL) {
+		resp->region = *region;
+		resp->holds_region = true;
+		resp->op = op;
+	}
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.cb.send = resp_sent;
+	p.user_data = resp;
+	req = ucp_am_send_nbx(c->reply_ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
+	if (req == NULL)
+		resp_sent(NULL, UCS_OK, resp);
+	else if (UCS_PTR_IS_ERR(req))
+		resp_sent(NULL, UCS_PTR_STATUS(req), resp);
+}
+
+static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
+
+static void resp_sent(void *request, ucs_status_t st, void *user)
+{
+	struct tgt_resp *resp = user;
+	struct tgt_op *op = resp->op;
+
+	if (request != NULL)
+		ucp_request_free(request);
+	if (st != UCS_OK)
+		SDK_LOG_DBG("answer on connection %u not sent: %s", resp->conn->id, ucs_status_string(st));
+	if (resp->holds_region)
+		softdoca_mmap_region_release(&resp->region);
+	/* A read's answer was the last thing it waited for. */
+	if (op != NULL && op->started)
+		tgt_op_finished(resp->conn, op);
+	free(resp);
+}
+
+/* ---- checks ---------------------------------------------------------- */
+
+static const char *op_name(uint8_t opcode)
+{
+	switch (opcode) {
+	case ENGINE_OP_SEND:
+		return "send";
+	case ENGINE_OP_SEND_IMM:
+		return "send with immediate";
+	case ENGINE_OP_WRITE:
+		return "write";
+	case ENGINE_OP_WRITE_IMM:
+		return "write with immediate";
+	case ENGINE_OP_READ:
+		return "read";
+	case ENGINE_OP_ATOMIC_CAS:
+		return "atomic compare-and-swap";
+	case ENGINE_OP_ATOMIC_FADD:
+		return "atomic fetch-and-add";
+	default:
+		return "sync event operation";
+	}
+}
+
+static const char *perm_name(uint32_t perm)
+{
+	switch (perm) {
+	case DOCA_ACCESS_FLAG_RDMA_READ:
+		return "DOCA_ACCESS_FLAG_RDMA_READ";
+	case DOCA_ACCESS_FLAG_RDMA_WRITE:
+		return "DOCA_ACCESS_FLAG_RDMA_WRITE";
+	default:
+		return "DOCA_ACCESS_FLAG_RDMA_ATOMIC";
+	}
+}
+
+/* Find and hold the region the request names, check range and permission.
+ * Errors map to what the initiator's task reports: NOT_PERMITTED for a bad
+ * key or a missing permission, INVALID_VALUE for a bad range. */
+static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, uint64_t len, uint32_t perm,
+			       struct softdoca_mmap_region *region, void **local)
+{
+	doca_error_t status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
+
+	if (status != DOCA_SUCCESS) {
+		SDK_LOG_ERR("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
+			    c->id, op_name(r->opcode), (unsigned long long)r->region_id);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	status = softdoca_mmap_region_check(region, r->remote_addr, len, perm, local);
+	if (status == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	softdoca_mmap_region_release(region);
+	if (status == DOCA_ERROR_NOT_PERMITTED) {
+		SDK_LOG_ERR("connection %u: %s refused: memory region %llu was not exported with %s", c->id,
+			    op_name(r->opcode), (unsigned long long)r->region_id, perm_name(perm));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	SDK_LOG_ERR("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", c->id,
+		    op_name(r->opcode), (unsigned long long)r->remote_addr, (unsigned long long)len,
+		    (unsigned long long)r->region_id);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+/* ---- receives -------------------------------------------------------- */
+
+static struct engine_wr *recv_take(struct engine_worker *w)
+{
+	struct engine_wr *wr = w->recv_head;
+
+	if (wr == NULL)
+		return NULL;
+	w->recv_head = wr->next;
+	if (w->recv_head == NULL)
+		w->recv_tail = NULL;
+	wr->next = NULL;
+	return wr;
+}
+
+static uint64_t recv_capacity(const struct engine_wr *wr)
+{
+	uint64_t total = 0;
+
+	for (uint32_t i = 0; i < wr->num_sge; i++)
+		total += wr->sge[i].len;
+	return total;
+}
+
+static void recv_complete(struct engine_conn *c, struct engine_wr *recv, const struct wire_req *r,
+			  doca_error_t status, uint64_t len)
+{
+	recv->status = status;
+	recv->result_len = r->opcode == ENGINE_OP_WRITE_IMM ? 0 : len;
+	recv->result_kind = r->opcode == ENGINE_OP_SEND       ? ENGINE_RECV_SEND
+			    : r->opcode == ENGINE_OP_SEND_IMM ? ENGINE_RECV_SEND_IMM
+							      : ENGINE_RECV_WRITE_IMM;
+	recv->result_imm = r->imm;
+	recv->result_conn = c;
+	engine_wr_finish(c->worker, recv);
+}
+
+void engine_recv_fail_all(struct engine_worker *w, doca_error_t status)
+{
+	struct engine_wr *wr;
+
+	while ((wr = recv_take(w)) != NULL) {
+		wr->status = status;
+		engine_wr_finish(w, wr);
+	}
+}
+
+/* ---- execution --------------------------------------------------------- */
+
+struct rndv_ctx {
+	struct engine_conn *conn;
+	struct tgt_op *op;
+	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
+	struct softdoca_mmap_region region;  /* WRITE* */
+	bool holds_region;
+};
+
+static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
+{
+	struct rndv_ctx *x = user;
+	struct engine_conn *c = x->conn;
+	struct tgt_op *op = x->op;
+	doca_error_t status = st == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+
+	(void)length;
+	ucp_request_free(request);
+	if (x->holds_region)
+		softdoca_mmap_region_release(&x->region);
+	if (op->req.version == 0) {
+		/* The connection was dropped while the data came in. */
+		if (x->recv != NULL) {
+			x->recv->status = DOCA_ERROR_CONNECTION_ABORTED;
+			engine_wr_finish(c->worker, x->recv);
+		}
+		free(op);
+		free(x);
+		return;
+	}
+	if (x->recv != NULL)
+		recv_complete(c, x->recv, &op->req, status, op->data_len);
+	tgt_answer(c, op, status, 0, NULL, 0, NULL);
+	free(x);
+	tgt_op_finished(c, op);
+}
+
+/* Land the payload at dst: at once for eager data, or start the
+ * rendezvous receive (the op then stays at the head until rndv_done). */
+static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const struct engine_sge *dst, uint32_t nsge,
+				struct engine_wr *recv, struct softdoca_mmap_region *region)
+{
+	struct engine_worker *w = c->worker;
+	ucp_request_param_t p = {0};
+	struct rndv_ctx *x;
+	ucs_status_ptr_t req;
+
+	if (!op->rndv) {
+		const uint8_t *src = op->data;
+		size_t left = op->data_len;
+
+		for (uint32_t i = 0; i < nsge && left > 0; i++) {
+			size_t n = dst[i].len < left ? dst[i].len : left;
+
+			memcpy(dst[i].addr, src, n);
+			src += n;
+			left -= n;
+		}
+		if (region != NULL)
+			softdoca_mmap_region_release(region);
+		if (recv != NULL)
+			recv_complete(c, recv, &op->req, DOCA_SUCCESS, op->data_len);
+		tgt_answer(c, op, DOCA_SUCCESS, 0, NULL, 0, NULL);
+		return TGT_DONE;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL) {
+		if (region != NULL)
+			softdoca_mmap_region_release(region);
+		if (recv != NULL)
+			recv_complete(c, recv, &op->req, DOCA_ERROR_NO_MEMORY, 0);
+		tgt_answer(c, op, DOCA_ERROR_NO_MEMORY, 0, NULL, 0, NULL);
+		return TGT_DONE;
+	}
+	x->conn = c;
+	x->op = op;
+	x->recv = recv;
+	if (region != NULL) {
+		x->region = *region;
+		x->holds_region = true;
+	}
+	op->started = true;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+	p.cb.recv_am = rndv_done;
+	p.user_data = x;
+	p.datatype = ucp_dt_make_iov();
+	req = ucp_am_recv_data_nbx(w->ucp, op->data, (void *)dst, nsge, &p);
+	op->data = NULL; /* the descriptor now belongs to the receive */
+	if (UCS_PTR_IS_ERR(req)) {
+		SDK_LOG_ERR("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
+			    ucs_status_string(UCS_PTR_STATUS(req)));
+		op->started = false;
+		if (x->holds_region)
+			softdoca_mmap_region_release(&x->region);
+		if (recv != NULL)
+			recv_complete(c, recv, &op->req, DOCA_ERROR_IO_FAILED, 0);
+		tgt_answer(c, op, DOCA_ERROR_IO_FAILED, 0, NULL, 0, NULL);
+		free(x);
+		return TGT_DONE;
+	}
+	if (req == NULL) {
+		/* Finished at once: UCX did not call back. */
+		op->started = false;
+		if (x->holds_region)
+			softdoca_mmap_region_release(&x->region);
+		if (recv != NULL)
+			recv_complete(c, recv, &op->req, DOCA_SUCCESS, op->data_len);
+		tgt_answer(c, op, DOCA_SUCCESS, 0, NULL, 0, NULL);
+		free(x);
+		return TGT_DONE;
+	}
+	return TGT_PENDING;
+}
+
+static enum tgt_result tgt_fail(struct engine_conn *c, struct tgt_op *op, doca_error_t status)
+{
+	tgt_answer(c, op, status, 0, NULL, 0, NULL);
+	return TGT_DONE;
+}
+
+static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op)
+{
+	struct engine_worker *w = c->worker;
+	struct engine_wr *recv;
+
+	if (w->recv_head == NULL) {
+		/* Receiver not ready: wait, as the sender would keep retrying. */
+		op_park(w, op, (uint64_t)op->req.rnr_timeout_ms * 1000000ULL);
+		return TGT_PENDING;
+	}
+	op_unpark(w, op);
+	recv = recv_take(w);
+	if (op->data_len > recv_capacity(recv)) {
+		SDK_LOG_ERR("connection %u: a %zu-byte %s does not fit the posted receive (%llu bytes): both fail",
+			    c->id, op->data_len, op_name(op->req.opcode), (unsigned long long)recv_capacity(recv));
+		recv_complete(c, recv, &op->req, DOCA_ERROR_TOO_BIG, 0);
+		return tgt_fail(c, op, DOCA_ERROR_TOO_BIG);
+	}
+	return tgt_land(c, op, recv->sge, recv->num_sge, recv, NULL);
+}
+
+static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
+{
+	struct engine_worker *w = c->worker;
+	struct softdoca_mmap_region region;
+	struct engine_sge dst;
+	struct engine_wr *recv = NULL;
+	doca_error_t status;
+	void *local;
+
+	if (op->req.opcode == ENGINE_OP_WRITE_IMM && w->recv_head == NULL) {
+		op_park(w, op, (uint64_t)op->req.rnr_timeout_ms * 1000000ULL);
+		return TGT_PENDING;
+	}
+	op_unpark(w, op);
+	status = tgt_region(c, &op->req, op->data_len, DOCA_ACCESS_FLAG_RDMA_WRITE, &region, &local);
+	if (status != DOCA_SUCCESS)
+		return tgt_fail(c, op, status);
+	if (op->req.opcode == ENGINE_OP_WRITE_IMM)
+		recv = recv_take(w);
+	dst.addr = local;
+	dst.len = op->data_len;
+	return tgt_land(c, op, &dst, 1, recv, &region);
+}
+
+static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op)
+{
+	struct softdoca_mmap_region region;
+	doca_error_t status;
+	void *local;
+
+	status = tgt_region(c, &op->req, op->req.length, DOCA_ACCESS_FLAG_RDMA_READ, &region, &local);
+	if (status != DOCA_SUCCESS)
+		return tgt_fail(c, op, status);
+	/* The op waits for its answer's send: a later write on this
+	 * connection must not change what this read returns. */
+	op->started = true;
+	tgt_answer(c, op, DOCA_SUCCESS, 0, local, op->req.length, &region);
+	return op->started ? TGT_PENDING : TGT_DONE;
+}
+
+static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
+{
+	struct softdoca_mmap_region region;
+	doca_error_t status;
+	uint64_t *target, old;
+	void *local;
+
+	if (op->req.remote_addr % 8 != 0) {
+		SDK_LOG_ERR("connection %u: %s refused: address %#llx is not 8-byte aligned", c->id,
+			    op_name(op->req.opcode), (unsigned long long)op->req.remote_addr);
+		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
+	}
+	status = tgt_region(c, &op->req, 8, DOCA_ACCESS_FLAG_RDMA_ATOMIC, &region, &local);
+	if (status != DOCA_SUCCESS)
+		return tgt_fail(c, op, status);
+	target = local;
+	if (op->req.opcode == ENGINE_OP_ATOMIC_CAS) {
+		old = op->req.compare;
+		/* On mismatch old receives the current value, as RDMA reports. */
+		__atomic_compare_exchange_n(target, &old, op->req.operand, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		old = __atomic_fetch_add(target, op->req.operand, __ATOMIC_SEQ_CST);
+	}
+	softdoca_mmap_region_release(&region);
+	tgt_answer(c, op, DOCA_SUCCESS, old, NULL, 0, NULL);
+	return TGT_DONE;
+}
+
+static enum tgt_result tgt_exec(struct engine_conn *c, struct tgt_op *op)
+{
+	struct engine_worker *w = c->worker;
+
+	if (c->state == CONN_EXPORTED && !w->conf.dc) {
+		/* Our side has not connected yet: the sender keeps retrying. */
+		op_park(w, op, NOT_CONNECTED_RETRY_NS);
+		return TGT_PENDING;
+	}
+	switch (op->req.opcode) {
+	case ENGINE_OP_SEND:
+	case ENGINE_OP_SEND_IMM:
+		return tgt_send(c, op);
+	case ENGINE_OP_WRITE:
+	case ENGINE_OP_WRITE_IMM:
+		return tgt_write(c, op);
+	case ENGINE_OP_READ:
+		op_unpark(w, op);
+		return tgt_read(c, op);
+	case ENGINE_OP_ATOMIC_CAS:
+	case ENGINE_OP_ATOMIC_FADD:
+		op_unpark(w, op);
+		return tgt_atomic(c, op);
+	default:
+		op_unpark(w, op);
+		SDK_LOG_ERR("connection %u: %s is not supported by this softdoca", c->id, op_name(op->req.opcode));
+		return tgt_fail(c, op, DOCA_ERROR_NOT_SUPPORTED);
+	}
+}
+
+/* ---- the per-connection queue ----------------------------------------- */
+
+static void tq_pop(struct engine_conn *c)
+{
+	struct tgt_op *op = c->tq_head;
+
+	c->tq_head = op->next;
+	if (c->tq_head == NULL)
+		c->tq_tail = NULL;
+	c->tq_len--;
+}
+
+/* Run operations from the head until one has to wait. */
+static void tq_run(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+
+	while (c->tq_head != NULL && !c->tq_head->started && c->state != CONN_CLOSED) {
+		struct tgt_op *op = c->tq_head;
+
+		if (tgt_exec(c, op) == TGT_PENDING)
+			return;
+		op_unpark(w, op);
+		tq_pop(c);
+		op_release_data(w, op);
+		free(op);
+	}
+}
+
+/* An operation that was waiting (rendezvous data, read answer) is over. */
+static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
+{
+	op->started = false;
+	if (c->tq_head != op)
+		return; /* dropped with its connection */
+	tq_pop(c);
+	op_release_data(c->worker, op);
+	free(op);
+	tq_run(c);
+}
+
+void engine_target_kick(struct engine_conn *c)
+{
+	tq_run(c);
+}
+
+void engine_target_kick_all(struct engine_worker *w)
+{
+	for (uint32_t i = 0; i < w->num_conns && w->recv_head != NULL; i++)
+		if (w->conns[i].tq_head != NULL)
+			tq_run(&w->conns[i]);
+}
+
+void engine_target_expire(struct engine_worker *w, uint64_t now)
+{
+	for (uint32_t i = 0; i < w->num_conns; i++) {
+		struct engine_conn *c = &w->conns[i];
+		struct tgt_op *op = c->tq_head;
+		doca_error_t status;
+
+		if (op == NULL || op->started || op->deadline_ns == 0 || op->deadline_ns > now)
+			continue;
+		op_unpark(w, op);
+		if (c->state == CONN_EXPORTED && !w->conf.dc) {
+			SDK_LOG_ERR("connection %u: the peer's %s waited for this side to connect and timed out", c->id,
+				    op_name(op->req.opcode));
+			status = DOCA_ERROR_NOT_CONNECTED;
+		} else {
+			SDK_LOG_ERR("connection %u: receiver not ready: no receive was posted for the peer's %s "
+				    "within its RNR retries",
+				    c->id, op_name(op->req.opcode));
+			status = DOCA_ERROR_TIME_OUT;
+		}
+		tgt_answer(c, op, status, 0, NULL, 0, NULL);
+		tq_pop(c);
+		op_release_data(w, op);
+		free(op);
+		tq_run(c);
+	}
+}
+
+/* The connection is gone: drop what waits. An op whose payload is still
+ * arriving is marked (version 0) and freed by its callback. */
+void engine_target_drop(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+
+	while (c->tq_head != NULL) {
+		struct tgt_op *op = c->tq_head;
+
+		tq_pop(c);
+		op_unpark(w, op);
+		op_release_data(w, op);
+		if (op->started) {
+			op->req.version = 0;
+			continue;
+		}
+		free(op);
+	}
+}
+
+ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_req req;
+	const struct wire_req *r = &req;
+	struct engine_conn *c;
+	struct tgt_op *op;
+
+	if (wire_check(WIRE_AM_REQ, header, header_length) != DOCA_SUCCESS)
+		return UCS_OK;
+	memcpy(&req, header, sizeof(req)); /* any alignment */
+	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
+	if (c == NULL || c->state == CONN_CLOSED)
+		return UCS_OK;
+	if (!c->peer_hello || c->reply_ep == NULL) {
+		SDK_LOG_ERR("connection %u: operation before the peer's HELLO: dropped", c->id);
+		return UCS_OK;
+	}
+	if (c->tq_len >= TQ_MAX) {
+		SDK_LOG_ERR("connection %u: more than %d operations waiting: refusing more", c->id, TQ_MAX);
+		return UCS_OK;
+	}
+	op = calloc(1, sizeof(*op));
+	if (op == NULL) {
+		SDK_LOG_ERR("connection %u: no memory for an incoming operation: dropped", c->id);
+		return UCS_OK;
+	}
+	op->req = *r;
+	op->data_len = length;
+	op->rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+	/* We keep the payload (or the rendezvous descriptor) until the op
+	 * runs; UCS_INPROGRESS below tells UCX so. */
+	op->data = length > 0 ? data : NULL;
+	if (c->tq_tail == NULL)
+		c->tq_head = op;
+	else
+		c->tq_tail->next = op;
+	c->tq_tail = op;
+	c->tq_len++;
+	w->handler_op = op;
+	w->handler_released = false;
+	tq_run(c);
+	w->handler_op = NULL;
+	/* UCS_INPROGRESS: we keep the payload (or the rendezvous descriptor,
+	 * or its receive started) past this callback. */
+	return length > 0 && !w->handler_released ? UCS_INPROGRESS : UCS_OK;
+}

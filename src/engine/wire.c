@@ -1,0 +1,213 @@
+/*
+ * softdoca — encoding and strict checking of what peers send.
+ *
+ * Descriptor layout (little-endian, byte offsets):
+ *   0 magic "SDRC"   4 version u16   6 flags u16   8 total length u32
+ *  12 conn id u32   16 secret [16]  32 pid u32    36 worker address length u32
+ *  40 worker address bytes
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log_internal.h"
+#include "wire.h"
+
+SDK_LOG_REGISTER(ENGINE::WIRE)
+
+_Static_assert(sizeof(struct wire_req) <= sizeof(((struct engine_wr *)0)->hdr_space),
+	       "request header must fit in the work request");
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static uint16_t get_u16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *out_len)
+{
+	size_t len = WIRE_DESC_FIXED_LEN + d->worker_addr_len;
+	uint8_t *p = calloc(1, len);
+
+	if (p == NULL) {
+		SDK_LOG_ERR("no memory for a connection descriptor");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	memcpy(p, WIRE_DESC_MAGIC, 4);
+	put_u16(p + 4, WIRE_VERSION);
+	put_u16(p + 6, d->flags);
+	put_u32(p + 8, (uint32_t)len);
+	put_u32(p + 12, d->conn_id);
+	memcpy(p + 16, d->secret, ENGINE_SECRET_LEN);
+	put_u32(p + 32, d->pid);
+	put_u32(p + 36, d->worker_addr_len);
+	memcpy(p + WIRE_DESC_FIXED_LEN, d->worker_addr, d->worker_addr_len);
+	*out = p;
+	*out_len = len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
+{
+	const uint8_t *p = bytes;
+	uint32_t total, addr_len;
+
+	if (p == NULL) {
+		SDK_LOG_ERR("connection descriptor is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (len < WIRE_DESC_FIXED_LEN) {
+		SDK_LOG_ERR("connection descriptor is %zu bytes, shorter than its %d-byte header", len,
+			    WIRE_DESC_FIXED_LEN);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (memcmp(p, WIRE_DESC_MAGIC, 4) != 0) {
+		SDK_LOG_ERR("not a softdoca connection descriptor (bad magic); was it made by doca_rdma_export?");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->version = get_u16(p + 4);
+	if (d->version != WIRE_VERSION) {
+		SDK_LOG_ERR("connection descriptor version %u; this softdoca reads version %u", d->version,
+			    WIRE_VERSION);
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	d->flags = get_u16(p + 6);
+	if (d->flags & ~WIRE_DESC_FLAG_DC) {
+		SDK_LOG_ERR("connection descriptor has unknown flags 0x%x", d->flags);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	total = get_u32(p + 8);
+	if (total != len) {
+		SDK_LOG_ERR("connection descriptor says %u bytes but %zu were given (truncated or padded?)", total,
+			    len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->conn_id = get_u32(p + 12);
+	if (d->conn_id == 0) {
+		SDK_LOG_ERR("connection descriptor names connection id 0, which is never exported");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(d->secret, p + 16, ENGINE_SECRET_LEN);
+	d->pid = get_u32(p + 32);
+	addr_len = get_u32(p + 36);
+	if (addr_len == 0 || addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
+		SDK_LOG_ERR("connection descriptor's worker address length %u does not match its size %zu", addr_len,
+			    len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->worker_addr = p + WIRE_DESC_FIXED_LEN;
+	d->worker_addr_len = addr_len;
+	return DOCA_SUCCESS;
+}
+
+static size_t wire_header_size(enum wire_am_id id)
+{
+	switch (id) {
+	case WIRE_AM_HELLO:
+		return sizeof(struct wire_hello);
+	case WIRE_AM_BYE:
+		return sizeof(struct wire_bye);
+	case WIRE_AM_REQ:
+		return sizeof(struct wire_req);
+	case WIRE_AM_RESP:
+		return sizeof(struct wire_resp);
+	}
+	return 0;
+}
+
+static doca_error_t wire_check_req(const struct wire_req *r)
+{
+	if (r->opcode < ENGINE_OP_SEND || r->opcode > ENGINE_OP_SYNC_ADD) {
+		SDK_LOG_ERR("request with unknown opcode %u", r->opcode);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (r->flags != 0 || r->reserved != 0) {
+		SDK_LOG_ERR("request with non-zero reserved fields");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t wire_check_resp(const struct wire_resp *r)
+{
+	if (r->opcode < ENGINE_OP_SEND || r->opcode > ENGINE_OP_SYNC_ADD) {
+		SDK_LOG_ERR("response with unknown opcode %u", r->opcode);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (r->flags != 0 || r->reserved != 0) {
+		SDK_LOG_ERR("response with non-zero reserved fields");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (r->status < 0 || r->status > DOCA_ERROR_DEVICE_FATAL_ERROR) {
+		SDK_LOG_ERR("response with unknown status %d", r->status);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_len)
+{
+	size_t want = wire_header_size(id);
+	uint16_t version;
+
+	if (want == 0 || header == NULL || header_len != want) {
+		SDK_LOG_ERR("message 0x%x with a %zu-byte header (want %zu): dropped", (unsigned)id, header_len, want);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(&version, header, sizeof(version));
+	if (version != WIRE_VERSION) {
+		SDK_LOG_ERR("message 0x%x of wire version %u (want %u): dropped", (unsigned)id, version, WIRE_VERSION);
+		return DOCA_ERROR_UNSUPPORTED_VERSION;
+	}
+	/* Headers arrive at any alignment: look at them through a copy. */
+	if (id == WIRE_AM_REQ) {
+		struct wire_req req;
+
+		memcpy(&req, header, sizeof(req));
+		return wire_check_req(&req);
+	}
+	if (id == WIRE_AM_RESP) {
+		struct wire_resp resp;
+
+		memcpy(&resp, header, sizeof(resp));
+		return wire_check_resp(&resp);
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t engine_conn_desc_check(const void *desc, size_t desc_len)
+{
+	struct wire_desc d;
+
+	return wire_desc_parse(desc, desc_len, &d);
+}
+
+doca_error_t engine_wire_header_check(const void *header, size_t header_len)
+{
+	/* The fuzz entry: the first two bytes pick the message kind. */
+	uint16_t id;
+
+	if (header == NULL || header_len < 2)
+		return DOCA_ERROR_INVALID_VALUE;
+	memcpy(&id, header, 2);
+	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 4)), (const uint8_t *)header + 2, header_len - 2);
+}

@@ -1,0 +1,45 @@
+/*
+ * libFuzzer target for every parser of untrusted bytes: mmap export
+ * descriptors, connection descriptors, and the engine's message headers.
+ * The first input byte picks the parser; the rest is the input. A parser
+ * must answer with a DOCA error, never crash or read out of bounds.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_log.h>
+
+#include "engine.h"
+#include "mmap.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* Rejections are the expected outcome: keep the output quiet. */
+	doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_DISABLE);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct softdoca_mmap_desc desc;
+
+	if (size == 0)
+		return 0;
+	switch (data[0] % 3) {
+	case 0:
+		(void)softdoca_mmap_desc_parse(data + 1, size - 1, &desc);
+		break;
+	case 1:
+		(void)engine_conn_desc_check(data + 1, size - 1);
+		break;
+	default:
+		(void)engine_wire_header_check(data + 1, size - 1);
+		break;
+	}
+	return 0;
+}
