@@ -11,8 +11,11 @@
  * Responses travel on the endpoint the request came from (UCX's reply
  * endpoint), so a DC passive side, which never connects, can answer too.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
@@ -98,6 +101,7 @@ doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **co
 	d.conn_id = w->num_conns + 1;
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
+	engine_host_identity(d.host_id, &d.pid_ns);
 	d.worker_addr = (const uint8_t *)addr;
 	d.worker_addr_len = (uint32_t)addr_len;
 	status = wire_desc_build(&d, &c->desc, &c->desc_len);
@@ -107,6 +111,7 @@ doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **co
 	c->worker = w;
 	c->id = d.conn_id;
 	c->state = CONN_EXPORTED;
+	c->peer_watch.fd = -1;
 	w->num_conns++;
 	*conn_out = c;
 	*desc = c->desc;
@@ -163,12 +168,57 @@ static doca_error_t conn_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *h
 	return DOCA_SUCCESS;
 }
 
+static bool peer_on_this_host(const struct wire_desc *d)
+{
+	uint8_t id[WIRE_HOST_ID_LEN];
+	uint64_t ns;
+
+	engine_host_identity(id, &ns);
+	return ns != 0 && ns == d->pid_ns && memcmp(id, d->host_id, WIRE_HOST_ID_LEN) == 0;
+}
+
+/* May UCX use shared memory here? Unless UCX_TLS names only other
+ * transports, it will, for a peer on this host. */
+static bool shm_allowed(void)
+{
+	const char *tls = getenv("UCX_TLS");
+
+	if (tls == NULL || tls[0] == '^')
+		return true;
+	return strstr(tls, "sm") != NULL || strstr(tls, "posix") != NULL || strstr(tls, "sysv") != NULL ||
+	       strstr(tls, "all") != NULL;
+}
+
+/* UCX's shared-memory transports cannot report a dead peer, so for a peer
+ * on this host we watch its process instead (a pidfd in the service
+ * thread's epoll) and let UCX pick shared memory. */
+static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+
+	if (fd < 0) {
+		SDK_LOG_DBG("connection %u: cannot watch peer process %u: %s", c->id, pid, strerror(errno));
+		return;
+	}
+	c->peer_watch.kind = SVC_PEER;
+	c->peer_watch.fd = fd;
+	c->peer_watch.worker = c->worker;
+	c->peer_watch.conn = c;
+	engine_svc_watch(&c->peer_watch);
+#else
+	(void)c;
+	(void)pid;
+#endif
+}
+
 doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t desc_len)
 {
 	struct engine_worker *w = c->worker;
 	struct wire_desc d;
 	struct wire_hello hello = {0};
 	ucp_ep_params_t ep = {0};
+	bool same_host;
 	doca_error_t status;
 	ucs_status_t st;
 
@@ -195,7 +245,8 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	ep.address = (const ucp_address_t *)d.worker_addr;
-	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	same_host = peer_on_this_host(&d);
+	ep.err_mode = same_host && shm_allowed() ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
 	ep.err_handler.cb = conn_ep_error;
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
@@ -207,6 +258,8 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 	c->peer_id = d.conn_id;
 	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
 	c->state = CONN_CONNECTED;
+	if (same_host && d.pid != (uint32_t)getpid())
+		conn_watch_peer(c, d.pid);
 
 	hello.version = WIRE_VERSION;
 	hello.dst_conn_id = d.conn_id;
@@ -302,6 +355,7 @@ void engine_conn_fail(struct engine_conn *c, enum engine_conn_event event)
 	if (c->state == CONN_CLOSED)
 		return;
 	c->state = CONN_CLOSED;
+	engine_svc_unwatch(&c->peer_watch);
 	engine_fail_conn_ops(c, event == ENGINE_CONN_DISCONNECTED ? DOCA_ERROR_CONNECTION_RESET
 								  : DOCA_ERROR_CONNECTION_ABORTED);
 	engine_target_drop(c);
@@ -331,6 +385,7 @@ static void conn_disconnect_locked(struct engine_conn *c)
 	for (int i = 0; i < 100 && ucp_worker_progress(c->worker->ucp) != 0; i++)
 		;
 	c->state = CONN_CLOSED;
+	engine_svc_unwatch(&c->peer_watch);
 	engine_fail_conn_ops(c, DOCA_ERROR_CONNECTION_RESET);
 	engine_target_drop(c);
 	conn_close_ep(c);

@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +39,58 @@ uint64_t engine_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* ---- UCX contexts, one per device ---------------------------------- */
+/* The kernel's boot id and our pid namespace: a peer with the same pair
+ * runs on this host and its pid means a process we can watch. */
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+static uint8_t host_id_bytes[WIRE_HOST_ID_LEN];
+static uint64_t host_pid_ns;
+
+static int hex_nibble(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static void host_identity_read(void)
+{
+	char text[64] = {0};
+	struct stat st;
+	size_t n = 0;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t got = read(fd, text, sizeof(text) - 1);
+
+		close(fd);
+		/* "xxxxxxxx-xxxx-...": keep the hex digits, two per byte. */
+		for (ssize_t i = 0; i + 1 < got && n < WIRE_HOST_ID_LEN; i++) {
+			int hi = hex_nibble(text[i]), lo;
+
+			if (hi < 0)
+				continue;
+			lo = hex_nibble(text[++i]);
+			if (lo < 0)
+				break;
+			host_id_bytes[n++] = (uint8_t)(hi << 4 | lo);
+		}
+	}
+	if (n != WIRE_HOST_ID_LEN)
+		SDK_LOG_WARN("cannot read the kernel boot id: peers on this host are treated as remote");
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		host_pid_ns = (uint64_t)st.st_ino;
+}
+
+void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns)
+{
+	pthread_once(&host_once, host_identity_read);
+	memcpy(host_id, host_id_bytes, WIRE_HOST_ID_LEN);
+	*pid_ns = host_pid_ns;
+}
 
 static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct engine_ucx *ucx_list;
@@ -69,12 +122,11 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 		return DOCA_ERROR_DRIVER;
 	}
 	/* The device is its interface (plus shared memory for peers on this
-	 * host); peers that die must be noticed within seconds. */
+	 * host); peers on other hosts that die must be noticed within
+	 * seconds (peers on this host are watched through a pidfd). */
 	if (iface[0] != '\0')
 		ucx_default(config, "NET_DEVICES", iface);
 	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
-	ucx_default(config, "POSIX_ERROR_HANDLING", "y");
-	ucx_default(config, "SYSV_ERROR_HANDLING", "y");
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -182,6 +234,35 @@ static int svc_timeout_ms(void)
 	return -1;
 }
 
+static struct svc_source svc_kick_src = {.kind = SVC_KICK, .fd = -1};
+
+static bool svc_has_worker(const struct engine_worker *w)
+{
+	const struct engine_worker *it;
+
+	for (it = svc.workers; it != NULL; it = it->svc_next)
+		if (it == w)
+			return true;
+	return false;
+}
+
+/* A watched peer process on this host is gone: fail its connection now,
+ * instead of waiting for a transport to notice. svc.lock held. */
+static void svc_peer_died(struct svc_source *src)
+{
+	struct engine_worker *w = src->worker;
+	struct engine_conn *c = src->conn;
+
+	if (!svc_has_worker(w))
+		return;
+	pthread_mutex_lock(&w->lock);
+	if (src->fd >= 0 && c->state != CONN_CLOSED) {
+		SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
+		engine_conn_fail(c, ENGINE_CONN_FAILED);
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void *svc_main(void *arg)
 {
 	struct epoll_event events[16];
@@ -203,10 +284,13 @@ static void *svc_main(void *arg)
 			return NULL;
 		}
 		for (int i = 0; i < n; i++) {
+			struct svc_source *src = events[i].data.ptr;
 			uint64_t drain;
 
-			if (events[i].data.ptr == NULL && read(svc.kickfd, &drain, sizeof(drain)) < 0)
+			if (src->kind == SVC_KICK && read(svc.kickfd, &drain, sizeof(drain)) < 0)
 				drain = 0;
+			else if (src->kind == SVC_PEER)
+				svc_peer_died(src);
 		}
 		/* Serve every worker: cheap when idle (progress finds nothing,
 		 * arm succeeds), and it covers deadlines too. */
@@ -220,7 +304,7 @@ static void *svc_main(void *arg)
 
 static doca_error_t svc_start_locked(void)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &svc_kick_src};
 
 	if (svc.running)
 		return DOCA_SUCCESS;
@@ -244,11 +328,34 @@ fail:
 	return DOCA_ERROR_OPERATING_SYSTEM;
 }
 
+void engine_svc_watch(struct svc_source *src)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = src};
+
+	if (src->fd < 0 || svc.epfd < 0)
+		return;
+	if (epoll_ctl(svc.epfd, EPOLL_CTL_ADD, src->fd, &ev) != 0)
+		SDK_LOG_WARN("cannot watch fd %d: %s", src->fd, strerror(errno));
+}
+
+void engine_svc_unwatch(struct svc_source *src)
+{
+	if (src->fd < 0)
+		return;
+	if (svc.epfd >= 0)
+		epoll_ctl(svc.epfd, EPOLL_CTL_DEL, src->fd, NULL);
+	close(src->fd);
+	src->fd = -1;
+}
+
 static doca_error_t svc_register(struct engine_worker *w)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &w->svc_src};
 	doca_error_t status;
 
+	w->svc_src.kind = SVC_WORKER;
+	w->svc_src.fd = w->efd;
+	w->svc_src.worker = w;
 	pthread_mutex_lock(&svc.lock);
 	status = svc_start_locked();
 	if (status == DOCA_SUCCESS && epoll_ctl(svc.epfd, EPOLL_CTL_ADD, w->efd, &ev) != 0) {

@@ -105,6 +105,7 @@ struct engine_worker_conf {
 	uint16_t max_connections;
 	uint8_t rnr_retry_count;        /* 7 = retry for ever */
 	uint32_t send_queue_size;       /* most operations outstanding at once (DOCA_ERROR_FULL past it) */
+	uint32_t permissions;           /* doca_access_flag bits peers get (RDMA_READ/WRITE/ATOMIC) */
 	uint32_t gid_index;             /* which local address to use (soft devices) */
 	/* Connection state changes; any thread, see the file comment. */
 	void (*conn_event)(void *arg, struct engine_conn *conn, enum engine_conn_event event);

@@ -25,6 +25,20 @@ struct engine_ucx {
 	struct engine_ucx *next;
 };
 
+/* What the service thread's epoll watches. */
+enum svc_kind {
+	SVC_KICK = 1,   /* wake-up to recompute the sleep */
+	SVC_WORKER,     /* a UCX worker's event fd */
+	SVC_PEER,       /* a pidfd: the peer process on this host */
+};
+
+struct svc_source {
+	enum svc_kind kind;
+	int fd;
+	struct engine_worker *worker;
+	struct engine_conn *conn;
+};
+
 enum engine_conn_state {
 	CONN_FREE = 0,
 	CONN_EXPORTED,    /* descriptor handed out, not connected */
@@ -55,6 +69,7 @@ struct engine_conn {
 	uint8_t peer_secret[ENGINE_SECRET_LEN];
 	ucp_ep_h ep;                        /* our endpoint to the peer (after connect) */
 	ucp_ep_h reply_ep;                  /* the peer's endpoint as seen here: responses go there */
+	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
 	void *user;
 	uint8_t *desc;                      /* our exported descriptor */
 	size_t desc_len;
@@ -94,12 +109,16 @@ struct engine_worker {
 	bool handler_released;
 
 	bool svc_registered;
+	struct svc_source svc_src;
 	struct engine_worker *svc_next;
 };
 
 /* engine.c */
 uint64_t engine_now_ns(void);
 void engine_svc_kick(void);
+void engine_svc_watch(struct svc_source *src);
+void engine_svc_unwatch(struct svc_source *src);
+void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns);
 
 /* conn.c */
 struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN]);

@@ -165,12 +165,16 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	wr->answered = 0;
 	w->outstanding++;
 
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-			 UCP_OP_ATTR_FIELD_DATATYPE;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_REPLY;
 	p.cb.send = req_send_done;
 	p.user_data = wr;
-	p.datatype = ucp_dt_make_iov();
+	payload = payload && wr->num_sge > 0;
+	if (payload) {
+		/* UCX rejects an empty iov: no payload means no datatype. */
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		p.datatype = ucp_dt_make_iov();
+	}
 	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), payload ? (void *)wr->sge : NULL,
 			      payload ? wr->num_sge : 0, &p);
 	if (req == NULL) {

@@ -82,6 +82,8 @@ static void op_park(struct engine_worker *w, struct tgt_op *op, uint64_t timeout
 /* ---- answers -------------------------------------------------------- */
 
 static void resp_sent(void *request, ucs_status_t st, void *user);
+static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async);
+static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
 
 static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
 		       const void *payload, size_t payload_len, struct softdoca_mmap_region *region)
@@ -115,28 +117,35 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	p.user_data = resp;
 	req = ucp_am_send_nbx(c->reply_ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
 	if (req == NULL)
-		resp_sent(NULL, UCS_OK, resp);
+		resp_finish(resp, UCS_OK, false);
 	else if (UCS_PTR_IS_ERR(req))
-		resp_sent(NULL, UCS_PTR_STATUS(req), resp);
+		resp_finish(resp, UCS_PTR_STATUS(req), false);
 }
 
-static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
-
-static void resp_sent(void *request, ucs_status_t st, void *user)
+/* The answer left (or failed). An asynchronous completion of a read's
+ * answer ends the read, which held the head of its queue; an inline one
+ * just tells tgt_read, which is still on the stack. */
+static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 {
-	struct tgt_resp *resp = user;
 	struct tgt_op *op = resp->op;
 
-	if (request != NULL)
-		ucp_request_free(request);
 	if (st != UCS_OK)
 		SDK_LOG_DBG("answer on connection %u not sent: %s", resp->conn->id, ucs_status_string(st));
 	if (resp->holds_region)
 		softdoca_mmap_region_release(&resp->region);
-	/* A read's answer was the last thing it waited for. */
-	if (op != NULL && op->started)
-		tgt_op_finished(resp->conn, op);
+	if (op != NULL && op->started) {
+		if (async)
+			tgt_op_finished(resp->conn, op);
+		else
+			op->started = false;
+	}
 	free(resp);
+}
+
+static void resp_sent(void *request, ucs_status_t st, void *user)
+{
+	ucp_request_free(request);
+	resp_finish(user, st, true);
 }
 
 /* ---- checks ---------------------------------------------------------- */
@@ -181,7 +190,15 @@ static const char *perm_name(uint32_t perm)
 static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, uint64_t len, uint32_t perm,
 			       struct softdoca_mmap_region *region, void **local)
 {
-	doca_error_t status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
+	doca_error_t status;
+
+	if (!(c->worker->conf.permissions & perm)) {
+		SDK_LOG_ERR("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
+			    "lack %s",
+			    c->id, op_name(r->opcode), perm_name(perm));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
 
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
@@ -258,7 +275,29 @@ struct rndv_ctx {
 	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
 	struct softdoca_mmap_region region;  /* WRITE* */
 	bool holds_region;
+	/* Where the payload lands, trimmed to its length: UCX reads this
+	 * list until the receive completes. */
+	uint32_t num_iov;
+	struct engine_sge iov[ENGINE_MAX_SGE];
 };
+
+/* Copy the destination list, cut at len bytes. */
+static uint32_t iov_trim(struct engine_sge *out, const struct engine_sge *in, uint32_t n, size_t len)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n && len > 0; i++) {
+		size_t take = in[i].len < len ? in[i].len : len;
+
+		if (take == 0)
+			continue;
+		out[k].addr = in[i].addr;
+		out[k].len = take;
+		len -= take;
+		k++;
+	}
+	return k;
+}
 
 static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 {
@@ -332,12 +371,13 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 		x->region = *region;
 		x->holds_region = true;
 	}
+	x->num_iov = iov_trim(x->iov, dst, nsge, op->data_len);
 	op->started = true;
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
 	p.cb.recv_am = rndv_done;
 	p.user_data = x;
 	p.datatype = ucp_dt_make_iov();
-	req = ucp_am_recv_data_nbx(w->ucp, op->data, (void *)dst, nsge, &p);
+	req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov, x->num_iov, &p);
 	op->data = NULL; /* the descriptor now belongs to the receive */
 	if (UCS_PTR_IS_ERR(req)) {
 		SDK_LOG_ERR("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
@@ -406,11 +446,19 @@ static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
 		return TGT_PENDING;
 	}
 	op_unpark(w, op);
-	status = tgt_region(c, &op->req, op->data_len, DOCA_ACCESS_FLAG_RDMA_WRITE, &region, &local);
-	if (status != DOCA_SUCCESS)
-		return tgt_fail(c, op, status);
 	if (op->req.opcode == ENGINE_OP_WRITE_IMM)
 		recv = recv_take(w);
+	if (op->data_len == 0) {
+		/* A zero-length write touches no memory, so no key is checked
+		 * (as in InfiniBand); write-with-immediate still consumes a receive. */
+		return tgt_land(c, op, NULL, 0, recv, NULL);
+	}
+	status = tgt_region(c, &op->req, op->data_len, DOCA_ACCESS_FLAG_RDMA_WRITE, &region, &local);
+	if (status != DOCA_SUCCESS) {
+		if (recv != NULL)
+			recv_complete(c, recv, &op->req, status, 0);
+		return tgt_fail(c, op, status);
+	}
 	dst.addr = local;
 	dst.len = op->data_len;
 	return tgt_land(c, op, &dst, 1, recv, &region);
@@ -422,6 +470,8 @@ static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op)
 	doca_error_t status;
 	void *local;
 
+	if (op->req.length == 0)
+		return tgt_fail(c, op, DOCA_SUCCESS); /* nothing to read, no key to check */
 	status = tgt_region(c, &op->req, op->req.length, DOCA_ACCESS_FLAG_RDMA_READ, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_fail(c, op, status);

@@ -4,7 +4,8 @@
  * Descriptor layout (little-endian, byte offsets):
  *   0 magic "SDRC"   4 version u16   6 flags u16   8 total length u32
  *  12 conn id u32   16 secret [16]  32 pid u32    36 worker address length u32
- *  40 worker address bytes
+ *  40 host id [16] (kernel boot id)  56 pid namespace inode u64
+ *  64 worker address bytes
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,14 @@ static uint32_t get_u32(const uint8_t *p)
 	return v;
 }
 
+static uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *out_len)
 {
 	size_t len = WIRE_DESC_FIXED_LEN + d->worker_addr_len;
@@ -60,6 +69,8 @@ doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *o
 	memcpy(p + 16, d->secret, ENGINE_SECRET_LEN);
 	put_u32(p + 32, d->pid);
 	put_u32(p + 36, d->worker_addr_len);
+	memcpy(p + 40, d->host_id, WIRE_HOST_ID_LEN);
+	memcpy(p + 56, &d->pid_ns, sizeof(d->pid_ns));
 	memcpy(p + WIRE_DESC_FIXED_LEN, d->worker_addr, d->worker_addr_len);
 	*out = p;
 	*out_len = len;
@@ -108,6 +119,8 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 	}
 	memcpy(d->secret, p + 16, ENGINE_SECRET_LEN);
 	d->pid = get_u32(p + 32);
+	memcpy(d->host_id, p + 40, WIRE_HOST_ID_LEN);
+	d->pid_ns = get_u64(p + 56);
 	addr_len = get_u32(p + 36);
 	if (addr_len == 0 || addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
 		SDK_LOG_ERR("connection descriptor's worker address length %u does not match its size %zu", addr_len,

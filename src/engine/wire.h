@@ -78,7 +78,8 @@ struct wire_resp {
 
 /* A connection descriptor, as written by doca_rdma_export. */
 #define WIRE_DESC_MAGIC "SDRC"
-#define WIRE_DESC_FIXED_LEN 40
+#define WIRE_DESC_FIXED_LEN 64
+#define WIRE_HOST_ID_LEN 16
 #define WIRE_DESC_MAX_ADDR_LEN 8192
 #define WIRE_DESC_FLAG_DC 0x1
 
@@ -88,6 +89,8 @@ struct wire_desc {
 	uint32_t conn_id;
 	uint8_t secret[ENGINE_SECRET_LEN];
 	uint32_t pid;
+	uint8_t host_id[WIRE_HOST_ID_LEN]; /* the kernel's boot id: same value = same host */
+	uint64_t pid_ns;                  /* pid namespace inode: pid means the same process */
 	const uint8_t *worker_addr; /* points into the parsed bytes */
 	uint32_t worker_addr_len;
 };

@@ -18,7 +18,7 @@ export PKG_CONFIG_SYSROOT_DIR="$stage"
 
 version=$(pkg-config --modversion doca)
 [ "$version" = "3.3.0" ] || { echo "pkg-config --modversion doca: $version, want 3.3.0"; exit 1; }
-for m in doca-common doca-dma doca-argp; do
+for m in doca-common doca-dma doca-argp doca-rdma; do
 	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
 done
 

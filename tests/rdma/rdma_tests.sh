@@ -1,0 +1,193 @@
+#!/bin/sh
+# Two-process DOCA RDMA tests: each variant runs rdma_peer as a target (in
+# the background) and an initiator (in the foreground), both under
+# `timeout`, in a fresh directory where they exchange descriptors.
+#
+#   rdma_tests.sh PEER TRANSPORT CASE
+#     PEER       path of the rdma_peer program
+#     TRANSPORT  shm (UCX_TLS=self,sm,cma) | tcp (UCX_TLS=tcp over lo) |
+#                auto (UCX's own choice) | all (shm and tcp)
+#     CASE       a case name (see below) | all
+#
+# Prints one line per variant and exits non-zero if any failed; on failure
+# it shows both processes' output. Set RDMA_TESTS_KEEP=1 to keep the
+# directories.
+set -u
+
+PEER=${1:?usage: rdma_tests.sh PEER TRANSPORT CASE}
+TRANSPORT=${2:?usage: rdma_tests.sh PEER TRANSPORT CASE}
+CASE=${3:?usage: rdma_tests.sh PEER TRANSPORT CASE}
+PAIR_TIMEOUT=${RDMA_TESTS_PAIR_TIMEOUT:-60}
+TARGET_GRACE=${RDMA_TESTS_TARGET_GRACE:-15}
+
+ALL_CASES="send send_imm write write_imm read cas fadd write_noperm read_noperm ctxperm oob
+atomic_misaligned revoked recv_small peer_kill"
+
+# Data sizes and how many tasks are in flight at once, as SIZE:COUNT.
+DATA_SIZES="1:1 1:64 4096:64 1M:8 16M:2"
+ATOMIC_SIZES="8:1 8:64"
+
+# The variants of a case, one per line: extra rdma_peer arguments.
+# A leading "137" means the target is expected to die by SIGKILL.
+variants() {
+	case $1 in
+	send | send_imm)
+		echo "--size 0 --count 4"
+		for sc in $DATA_SIZES; do echo "--size ${sc%:*} --count ${sc#*:}"; done
+		if [ "$1" = send ]; then echo "--size 4096 --count 64 --wait notify"; fi
+		;;
+	write_imm)
+		for sc in $DATA_SIZES; do echo "--size ${sc%:*} --count ${sc#*:}"; done
+		;;
+	write | read)
+		for sc in $DATA_SIZES; do
+			echo "--size ${sc%:*} --count ${sc#*:} --serve progress"
+			echo "--size ${sc%:*} --count ${sc#*:} --serve block"
+		done
+		if [ "$1" = write ]; then echo "--size 4096 --count 64 --wait notify --serve block"; fi
+		;;
+	cas | fadd)
+		for sc in $ATOMIC_SIZES; do
+			echo "--size ${sc%:*} --count ${sc#*:} --serve progress"
+			echo "--size ${sc%:*} --count ${sc#*:} --serve block"
+		done
+		;;
+	write_noperm | read_noperm | ctxperm | oob | atomic_misaligned | revoked)
+		echo "--serve progress"
+		echo "--serve block"
+		;;
+	recv_small)
+		echo ""
+		;;
+	peer_kill)
+		echo "137 --count 8 --serve progress"
+		echo "137 --count 8 --serve block"
+		;;
+	*)
+		return 1
+		;;
+	esac
+}
+
+# shm: shared memory only (UCX_TLS=self,sm,cma); tcp: TCP over loopback
+# only; auto (by hand only): whatever UCX and the library choose.
+set_transport() {
+	unset UCX_TLS UCX_NET_DEVICES
+	case $1 in
+	shm) export UCX_TLS=self,sm,cma ;;
+	tcp) export UCX_TLS=tcp UCX_NET_DEVICES=lo ;;
+	auto) ;;
+	*) echo "unknown transport $1 (shm, tcp, auto)" >&2; exit 2 ;;
+	esac
+	echo "# transport $1: UCX_TLS=${UCX_TLS:-(unset)} UCX_NET_DEVICES=${UCX_NET_DEVICES:-(unset)}"
+}
+
+now() { date +%s.%N; }
+
+show() {
+	for f in "$1"/target.out "$1"/target.err "$1"/initiator.out "$1"/initiator.err; do
+		[ -s "$f" ] || continue
+		echo "    --- ${f##*/}"
+		sed 's/^/    | /' "$f"
+	done
+}
+
+pass=0
+fail=0
+failed_list=""
+
+# run_pair TRANSPORT CASE EXPECTED_TARGET_RC ARGS...
+run_pair() {
+	tr=$1 c=$2 want_trc=$3
+	shift 3
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/rdma_test.XXXXXX") || exit 2
+	label="$tr $c${*:+ $*}"
+	t0=$(now)
+	timeout "$PAIR_TIMEOUT" "$PEER" --role target --dir "$dir" --case "$c" "$@" \
+		>"$dir/target.out" 2>"$dir/target.err" &
+	tpid=$!
+	timeout "$PAIR_TIMEOUT" "$PEER" --role initiator --dir "$dir" --case "$c" "$@" \
+		>"$dir/initiator.out" 2>"$dir/initiator.err"
+	irc=$?
+	# The target finishes moments after the initiator; a watchdog stops
+	# one that does not (e.g. its peer crashed without saying so).
+	(sleep "$TARGET_GRACE" && kill -TERM "$tpid") >/dev/null 2>&1 &
+	wd=$!
+	wait "$tpid"
+	trc=$?
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	dt=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+	why=""
+	[ "$irc" -eq 124 ] && why="initiator timed out after ${PAIR_TIMEOUT}s; "
+	[ "$trc" -eq 124 ] && why="${why}target timed out after ${PAIR_TIMEOUT}s; "
+	[ "$trc" -eq 143 ] && why="${why}target still running ${TARGET_GRACE}s after the initiator exited (stopped); "
+	[ "$irc" -ne 0 ] && why="${why}initiator exit $irc; "
+	[ "$trc" -ne "$want_trc" ] && why="${why}target exit $trc (expected $want_trc); "
+	grep -q '^PASS' "$dir/initiator.out" || why="${why}no PASS line from the initiator; "
+	if [ "$want_trc" -eq 0 ]; then
+		grep -q '^PASS' "$dir/target.out" || why="${why}no PASS line from the target; "
+	fi
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+		echo "ok   $label (${dt}s)"
+		sed -n 's/^\(PASS\|NOTE\) /       /p' "$dir/initiator.out" "$dir/target.out"
+		[ "${RDMA_TESTS_KEEP:-0}" = 1 ] || rm -rf "$dir"
+	else
+		fail=$((fail + 1))
+		failed_list="$failed_list
+  $label"
+		echo "FAIL $label (${dt}s): ${why%; }"
+		show "$dir"
+		echo "    (files kept in $dir)"
+	fi
+}
+
+run_case() {
+	tr=$1 c=$2
+	v=$(variants "$c") || { echo "unknown case $c; cases: $(echo $ALL_CASES)" >&2; exit 2; }
+	set_transport "$tr"
+	# One variant a line; a loop over lines, not a pipe, so the counters
+	# live in this shell.
+	old_ifs=$IFS
+	IFS='
+'
+	for line in $v; do
+		IFS=$old_ifs
+		want=0
+		case $line in
+		137*) want=137; line=${line#137} ;;
+		esac
+		# shellcheck disable=SC2086 # word splitting of the arguments is intended
+		run_pair "$tr" "$c" "$want" $line
+		IFS='
+'
+	done
+	IFS=$old_ifs
+	# A variant list of one empty line (default arguments).
+	if [ -z "$v" ]; then
+		run_pair "$tr" "$c" 0
+	fi
+}
+
+[ -x "$PEER" ] || { echo "rdma_peer not found or not executable: $PEER" >&2; exit 2; }
+command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
+
+transports=$TRANSPORT
+[ "$TRANSPORT" = all ] && transports="shm tcp"
+cases=$CASE
+[ "$CASE" = all ] && cases=$ALL_CASES
+
+start=$(now)
+for tr in $transports; do
+	for c in $cases; do
+		run_case "$tr" "$c"
+	done
+done
+total=$(echo "$(now) $start" | awk '{ printf "%.1f", $1 - $2 }')
+echo "rdma: $pass passed, $fail failed in ${total}s"
+if [ "$fail" -ne 0 ]; then
+	echo "failed:$failed_list"
+	exit 1
+fi
+exit 0
