@@ -168,7 +168,9 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		break;
 	}
 	ctx_begin_stop(ctx);
-	if (core_ctx_try_finish_stop(ctx))
+	/* Inside a callback the stop finishes when doca_pe_progress resumes
+	 * (as DOCA does: a stop from callback context is asynchronous). */
+	if (!ctx->pe->progressing && core_ctx_try_finish_stop(ctx))
 		return DOCA_SUCCESS;
 	SDK_LOG_DBG("%s ctx %p stopping: %zu tasks in flight, %u allocated", ctx->ops->name, (void *)ctx,
 		    ctx->num_inflight, ctx->num_allocated);

@@ -222,9 +222,11 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_progress: pe is NULL");
 		return 0;
 	}
+	pe->progressing = true;
 	events = pe_progress_contexts(pe);
 	events += pe_deliver_completions(pe);
 	events += pe_finish_stops(pe);
+	pe->progressing = false;
 	return events > 0;
 }
 

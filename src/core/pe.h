@@ -17,6 +17,7 @@ struct doca_pe {
 	int event_fd;          /* the notification handle */
 	atomic_bool armed;     /* doca_pe_request_notification was called */
 	enum doca_pe_event_mode event_mode;
+	bool progressing;      /* inside doca_pe_progress (callbacks may be running) */
 
 	/* Completed tasks waiting for doca_pe_progress. Producers may be any
 	 * thread; the consumer is the application's thread. cq_count lets the

@@ -23,6 +23,7 @@
 #include "engine_internal.h"
 #include "log_internal.h"
 #include "mmap.h"
+#include "sync_event.h"
 
 SDK_LOG_REGISTER(ENGINE::TARGET)
 
@@ -49,6 +50,7 @@ struct tgt_resp {
 	struct tgt_op *op;                   /* READ: the op waits for this send */
 	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
 	bool holds_region;
+	uint64_t small_payload;              /* an 8-byte payload travels from here */
 };
 
 static void op_release_data(struct engine_worker *w, struct tgt_op *op)
@@ -107,6 +109,11 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	resp->hdr.result_len = payload_len;
 	resp->hdr.value = value;
 	resp->conn = c;
+	if (region == NULL && payload_len == sizeof(resp->small_payload)) {
+		/* UCX may read the payload after this returns: keep a copy. */
+		memcpy(&resp->small_payload, payload, payload_len);
+		payload = &resp->small_payload;
+	}
 	if (region != NULL) {
 		resp->region = *region;
 		resp->holds_region = true;
@@ -167,8 +174,12 @@ static const char *op_name(uint8_t opcode)
 		return "atomic compare-and-swap";
 	case ENGINE_OP_ATOMIC_FADD:
 		return "atomic fetch-and-add";
+	case ENGINE_OP_SYNC_GET:
+		return "sync event get";
+	case ENGINE_OP_SYNC_SET:
+		return "sync event set";
 	default:
-		return "sync event operation";
+		return "sync event add";
 	}
 }
 
@@ -510,6 +521,50 @@ static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
 	return TGT_DONE;
 }
 
+/* Remote net sync events: get reads, set writes, add is an atomic — each
+ * needs the matching permission of this context, like memory. */
+static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
+{
+	static const uint32_t need[] = {DOCA_ACCESS_FLAG_RDMA_READ, DOCA_ACCESS_FLAG_RDMA_WRITE,
+					DOCA_ACCESS_FLAG_RDMA_ATOMIC};
+	uint32_t perm = need[op->req.opcode - ENGINE_OP_SYNC_GET];
+	struct softdoca_sync_event_ref ref;
+	uint64_t value = 0;
+
+	if (!(c->worker->conf.permissions & perm)) {
+		SDK_LOG_ERR("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
+			    "lack %s",
+			    c->id, op_name(op->req.opcode), perm_name(perm));
+		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
+	}
+	if (op->req.opcode == ENGINE_OP_SYNC_SET && (op->rndv || op->data_len != sizeof(value))) {
+		SDK_LOG_ERR("connection %u: sync event set carries %zu bytes, not 8", c->id, op->data_len);
+		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
+	}
+	if (softdoca_sync_event_lookup(op->req.region_id, op->req.region_secret, &ref) != DOCA_SUCCESS) {
+		SDK_LOG_ERR("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong", c->id,
+			    op_name(op->req.opcode), (unsigned long long)op->req.region_id);
+		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
+	}
+	switch (op->req.opcode) {
+	case ENGINE_OP_SYNC_GET:
+		value = softdoca_sync_event_ref_get(&ref);
+		softdoca_sync_event_release(&ref);
+		tgt_answer(c, op, DOCA_SUCCESS, 0, &value, sizeof(value), NULL);
+		return TGT_DONE;
+	case ENGINE_OP_SYNC_SET:
+		memcpy(&value, op->data, sizeof(value));
+		softdoca_sync_event_ref_set(&ref, value);
+		break;
+	default:
+		value = softdoca_sync_event_ref_add(&ref, op->req.operand);
+		break;
+	}
+	softdoca_sync_event_release(&ref);
+	tgt_answer(c, op, DOCA_SUCCESS, value, NULL, 0, NULL);
+	return TGT_DONE;
+}
+
 static enum tgt_result tgt_exec(struct engine_conn *c, struct tgt_op *op)
 {
 	struct engine_worker *w = c->worker;
@@ -535,8 +590,7 @@ static enum tgt_result tgt_exec(struct engine_conn *c, struct tgt_op *op)
 		return tgt_atomic(c, op);
 	default:
 		op_unpark(w, op);
-		SDK_LOG_ERR("connection %u: %s is not supported by this softdoca", c->id, op_name(op->req.opcode));
-		return tgt_fail(c, op, DOCA_ERROR_NOT_SUPPORTED);
+		return tgt_sync(c, op);
 	}
 }
 

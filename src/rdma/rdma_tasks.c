@@ -33,6 +33,7 @@
 #include "log_internal.h"
 #include "mmap.h"
 #include "rdma.h"
+#include "sync_event.h"
 
 SDK_LOG_REGISTER(RDMA::TASK)
 
@@ -547,6 +548,114 @@ static doca_error_t atomic_fetch_add_prepare(const struct doca_task *task, struc
 	return status;
 }
 
+/* The peer's sync event, as its export granted it. */
+static doca_error_t sync_remote(const struct doca_sync_event_remote_net *event, const char *what,
+				struct engine_remote *remote)
+{
+	doca_error_t status;
+
+	if (event == NULL) {
+		SDK_LOG_ERR("%s: remote sync event is NULL", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = softdoca_sync_event_remote_info(event, &remote->region_id, remote->secret);
+	if (status != DOCA_SUCCESS)
+		return status;
+	remote->addr = 0;
+	remote->len = sizeof(uint64_t);
+	return DOCA_SUCCESS;
+}
+
+/* An 8-byte result lands after the local buffer's data. */
+static doca_error_t sync_result_sge(const struct doca_task *task, const struct doca_buf *buf, const char *what,
+				    struct engine_wr *wr)
+{
+	doca_error_t status;
+
+	if (buf == NULL) {
+		SDK_LOG_ERR("%s: result buffer is NULL", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = rdma_buf_local(rdma_of(task), buf, true, what, 0);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (rdma_buf_tail_room(buf) < sizeof(uint64_t)) {
+		SDK_LOG_ERR("%s: the buffer has room for %zu bytes after its data, 8 are needed", what,
+			    rdma_buf_tail_room(buf));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	wr->sge[0].addr = (void *)(buf->data + buf->data_len);
+	wr->sge[0].len = sizeof(uint64_t);
+	wr->num_sge = 1;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t remote_net_sync_event_get_prepare(const struct doca_task *task, struct engine_wr *wr)
+{
+	const struct doca_rdma_task_remote_net_sync_event_get *t = RDMA_TASK_AS(remote_net_sync_event_get, task);
+	const char *what = "rdma remote_net_sync_event_get";
+	struct engine_conn *conn;
+	doca_error_t status;
+
+	status = rdma_wr_conn(task, what, &conn);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_wr_reset(wr, ENGINE_OP_SYNC_GET, conn);
+	status = sync_result_sge(task, t->dst_buf, what, wr);
+	if (status != DOCA_SUCCESS)
+		return status;
+	return sync_remote(t->sync_event, what, &wr->remote);
+}
+
+static doca_error_t remote_net_sync_event_notify_set_prepare(const struct doca_task *task, struct engine_wr *wr)
+{
+	const struct doca_rdma_task_remote_net_sync_event_notify_set *t =
+		RDMA_TASK_AS(remote_net_sync_event_notify_set, task);
+	const char *what = "rdma remote_net_sync_event_notify_set";
+	struct engine_conn *conn;
+	doca_error_t status;
+
+	status = rdma_wr_conn(task, what, &conn);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_wr_reset(wr, ENGINE_OP_SYNC_SET, conn);
+	if (t->src_buf == NULL) {
+		SDK_LOG_ERR("%s: source buffer is NULL", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = rdma_buf_local(rdma_of(task), t->src_buf, false, what, 0);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (t->src_buf->data_len < sizeof(uint64_t)) {
+		SDK_LOG_ERR("%s: the source holds %zu bytes; the event takes its first 8", what, t->src_buf->data_len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* The event takes the first 8 bytes of the source. */
+	wr->sge[0].addr = (void *)t->src_buf->data;
+	wr->sge[0].len = sizeof(uint64_t);
+	wr->num_sge = 1;
+	return sync_remote(t->sync_event, what, &wr->remote);
+}
+
+static doca_error_t remote_net_sync_event_notify_add_prepare(const struct doca_task *task, struct engine_wr *wr)
+{
+	const struct doca_rdma_task_remote_net_sync_event_notify_add *t =
+		RDMA_TASK_AS(remote_net_sync_event_notify_add, task);
+	const char *what = "rdma remote_net_sync_event_notify_add";
+	struct engine_conn *conn;
+	doca_error_t status;
+
+	status = rdma_wr_conn(task, what, &conn);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_wr_reset(wr, ENGINE_OP_SYNC_ADD, conn);
+	status = sync_result_sge(task, t->result_buf, what, wr);
+	if (status != DOCA_SUCCESS)
+		return status;
+	wr->operand = t->add_data;
+	return sync_remote(t->sync_event, what, &wr->remote);
+}
+
 /* ------------------------------------------------------------------ */
 /* Completion                                                         */
 
@@ -582,6 +691,21 @@ static void rdma_task_results(struct rdma_task *t, const struct engine_wr *wr, b
 		if (ok)
 			rdma_dest_grow(container_of(t, struct doca_rdma_task_atomic_fetch_add, base)->result_buf,
 				       wr->result_len);
+		break;
+	case ENGINE_OP_SYNC_GET: {
+		struct doca_rdma_task_remote_net_sync_event_get *g =
+			container_of(t, struct doca_rdma_task_remote_net_sync_event_get, base);
+
+		g->result_len = (uint32_t)wr->result_len;
+		if (ok)
+			rdma_dest_grow(g->dst_buf, wr->result_len);
+		break;
+	}
+	case ENGINE_OP_SYNC_ADD:
+		if (ok)
+			rdma_dest_grow(
+				container_of(t, struct doca_rdma_task_remote_net_sync_event_notify_add, base)->result_buf,
+				wr->result_len);
 		break;
 	default:
 		break; /* sends and writes report nothing but the status */
@@ -659,30 +783,9 @@ RDMA_TASK_OPS(write_imm);
 RDMA_TASK_OPS(atomic_cmp_swp);
 RDMA_TASK_OPS(atomic_fetch_add);
 
-/* Remote sync event tasks come in a later step; no task of theirs can be
- * allocated, so these only keep the ops table free of NULL slots. */
-static doca_error_t sync_event_unsupported(const char *func)
-{
-	SDK_LOG_ERR("%s: remote sync event tasks are not implemented yet", func);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-static doca_error_t sync_event_submit(struct doca_task *task)
-{
-	(void)task;
-	return sync_event_unsupported(__func__);
-}
-
-static doca_error_t sync_event_check(const struct doca_task *task)
-{
-	(void)task;
-	return sync_event_unsupported(__func__);
-}
-
-static const struct softdoca_task_ops sync_event_ops = {
-	.submit = sync_event_submit,
-	.check = sync_event_check,
-};
+RDMA_TASK_OPS(remote_net_sync_event_get);
+RDMA_TASK_OPS(remote_net_sync_event_notify_set);
+RDMA_TASK_OPS(remote_net_sync_event_notify_add);
 
 struct rdma_task_desc {
 	const char *name; /* for log lines */
@@ -702,11 +805,13 @@ static const struct rdma_task_desc rdma_task_descs[RDMA_TASK_NUM] = {
 	[RDMA_TASK_ATOMIC_FETCH_ADD] = {"rdma atomic_fetch_add", sizeof(struct doca_rdma_task_atomic_fetch_add),
 					&atomic_fetch_add_ops},
 	[RDMA_TASK_SYNC_GET] = {"rdma remote_net_sync_event_get",
-				sizeof(struct doca_rdma_task_remote_net_sync_event_get), &sync_event_ops},
+				sizeof(struct doca_rdma_task_remote_net_sync_event_get), &remote_net_sync_event_get_ops},
 	[RDMA_TASK_SYNC_SET] = {"rdma remote_net_sync_event_notify_set",
-				sizeof(struct doca_rdma_task_remote_net_sync_event_notify_set), &sync_event_ops},
+				sizeof(struct doca_rdma_task_remote_net_sync_event_notify_set),
+				&remote_net_sync_event_notify_set_ops},
 	[RDMA_TASK_SYNC_ADD] = {"rdma remote_net_sync_event_notify_add",
-				sizeof(struct doca_rdma_task_remote_net_sync_event_notify_add), &sync_event_ops},
+				sizeof(struct doca_rdma_task_remote_net_sync_event_notify_add),
+				&remote_net_sync_event_notify_add_ops},
 };
 
 void rdma_tasks_init(struct doca_rdma *rdma)
@@ -923,13 +1028,19 @@ doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
 	const struct doca_sync_event_remote_net *event, struct doca_buf *dst_buf, union doca_data user_data,
 	struct doca_rdma_task_remote_net_sync_event_get **task)
 {
-	(void)rdma;
-	(void)rdma_connection;
-	(void)event;
-	(void)dst_buf;
-	(void)user_data;
-	(void)task;
-	return sync_event_unsupported(__func__);
+	struct doca_rdma_task_remote_net_sync_event_get *t;
+	struct rdma_task *base;
+	doca_error_t status;
+
+	status = rdma_task_alloc(rdma, RDMA_TASK_SYNC_GET, rdma_connection, user_data, task, __func__, &base);
+	if (status != DOCA_SUCCESS)
+		return status;
+	t = container_of(base, struct doca_rdma_task_remote_net_sync_event_get, base);
+	t->sync_event = event;
+	t->dst_buf = dst_buf;
+	t->result_len = 0;
+	*task = t;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
@@ -938,13 +1049,18 @@ doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
 	const struct doca_buf *src_buf, union doca_data user_data,
 	struct doca_rdma_task_remote_net_sync_event_notify_set **task)
 {
-	(void)rdma;
-	(void)rdma_connection;
-	(void)event;
-	(void)src_buf;
-	(void)user_data;
-	(void)task;
-	return sync_event_unsupported(__func__);
+	struct doca_rdma_task_remote_net_sync_event_notify_set *t;
+	struct rdma_task *base;
+	doca_error_t status;
+
+	status = rdma_task_alloc(rdma, RDMA_TASK_SYNC_SET, rdma_connection, user_data, task, __func__, &base);
+	if (status != DOCA_SUCCESS)
+		return status;
+	t = container_of(base, struct doca_rdma_task_remote_net_sync_event_notify_set, base);
+	t->sync_event = event;
+	t->src_buf = src_buf;
+	*task = t;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
@@ -953,14 +1069,19 @@ doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
 	struct doca_buf *result_buf, uint64_t add_data, union doca_data user_data,
 	struct doca_rdma_task_remote_net_sync_event_notify_add **task)
 {
-	(void)rdma;
-	(void)rdma_connection;
-	(void)event;
-	(void)result_buf;
-	(void)add_data;
-	(void)user_data;
-	(void)task;
-	return sync_event_unsupported(__func__);
+	struct doca_rdma_task_remote_net_sync_event_notify_add *t;
+	struct rdma_task *base;
+	doca_error_t status;
+
+	status = rdma_task_alloc(rdma, RDMA_TASK_SYNC_ADD, rdma_connection, user_data, task, __func__, &base);
+	if (status != DOCA_SUCCESS)
+		return status;
+	t = container_of(base, struct doca_rdma_task_remote_net_sync_event_notify_add, base);
+	t->sync_event = event;
+	t->result_buf = result_buf;
+	t->add_data = add_data;
+	*task = t;
+	return DOCA_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -974,7 +1095,7 @@ static doca_error_t rdma_cap_task(const struct doca_devinfo *devinfo, bool suppo
 	}
 	if (!supported) {
 		/* An answer, not a failure: programs probe every device. */
-		SDK_LOG_DBG("%s: not supported by softdoca yet", func);
+		SDK_LOG_DBG("%s: not supported by softdoca", func);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -1009,8 +1130,6 @@ static doca_error_t rdma_task_set_conf(struct doca_rdma *rdma, enum rdma_task_ki
 						   doca_rdma_task_##T##_completion_cb_t error_task_completion_cb, \
 						   uint32_t num_tasks) \
 	{ \
-		if (!(SUPPORTED)) \
-			return sync_event_unsupported(__func__); \
 		return rdma_task_set_conf(rdma, KIND, (doca_task_completion_cb_t)successful_task_completion_cb, \
 					  (doca_task_completion_cb_t)error_task_completion_cb, num_tasks, __func__); \
 	} \
@@ -1032,9 +1151,9 @@ RDMA_TASK_COMMON(write, RDMA_TASK_WRITE, true)
 RDMA_TASK_COMMON(write_imm, RDMA_TASK_WRITE_IMM, true)
 RDMA_TASK_COMMON(atomic_cmp_swp, RDMA_TASK_ATOMIC_CMP_SWP, true)
 RDMA_TASK_COMMON(atomic_fetch_add, RDMA_TASK_ATOMIC_FETCH_ADD, true)
-RDMA_TASK_COMMON(remote_net_sync_event_get, RDMA_TASK_SYNC_GET, false)
-RDMA_TASK_COMMON(remote_net_sync_event_notify_set, RDMA_TASK_SYNC_SET, false)
-RDMA_TASK_COMMON(remote_net_sync_event_notify_add, RDMA_TASK_SYNC_ADD, false)
+RDMA_TASK_COMMON(remote_net_sync_event_get, RDMA_TASK_SYNC_GET, true)
+RDMA_TASK_COMMON(remote_net_sync_event_notify_set, RDMA_TASK_SYNC_SET, true)
+RDMA_TASK_COMMON(remote_net_sync_event_notify_add, RDMA_TASK_SYNC_ADD, true)
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_cap_task_receive_get_max_dst_buf_list_len(const struct doca_devinfo *devinfo,

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target for every parser of untrusted bytes: mmap export
- * descriptors, connection descriptors, and the engine's message headers.
+ * descriptors, sync event export descriptors, connection descriptors, and
+ * the engine's message headers.
  * The first input byte picks the parser; the rest is the input. A parser
  * must answer with a DOCA error, never crash or read out of bounds.
  */
@@ -11,6 +12,7 @@
 
 #include "engine.h"
 #include "mmap.h"
+#include "sync_event.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,15 +29,19 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct softdoca_mmap_desc desc;
+	struct softdoca_sync_event_desc event;
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		(void)softdoca_mmap_desc_parse(data + 1, size - 1, &desc);
 		break;
 	case 1:
 		(void)engine_conn_desc_check(data + 1, size - 1);
+		break;
+	case 2:
+		(void)softdoca_sync_event_desc_parse(data + 1, size - 1, &event);
 		break;
 	default:
 		(void)engine_wire_header_check(data + 1, size - 1);

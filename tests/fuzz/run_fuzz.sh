@@ -19,6 +19,7 @@ mkdir -p "$work/corpus"
 # Seeds: a truncated-looking descriptor of each kind.
 printf '\x00SDMM\x01\x00' >"$work/corpus/mmap"
 printf '\x01SDRC\x01\x00\x00\x00' >"$work/corpus/conn"
-printf '\x02\x03\x00\x01\x00' >"$work/corpus/req"
+printf '\x02SDSE\x01\x00' >"$work/corpus/event"
+printf '\x03\x03\x00\x01\x00' >"$work/corpus/req"
 "$work/fuzz_parsers" -max_total_time="$secs" -max_len=4096 -artifact_prefix="$work/" "$work/corpus" 2>&1 | tail -n 12
 echo "fuzz: no crash in ${secs}s"

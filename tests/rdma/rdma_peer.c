@@ -145,6 +145,7 @@ struct case_def {
 #define C_ATOMIC 0x4u    /* region holds 8-byte words */
 #define C_KILL 0x8u      /* target dies on 'I' */
 #define C_REVOKE 0x10u   /* target stops its mmap on 'C' */
+#define C_PROBE 0x20u    /* target also exports a probe mmap with RDMA_WRITE */
 
 struct peer {
 	/* Options. */
@@ -167,6 +168,8 @@ struct peer {
 	bool lmmap_started;
 	struct doca_mmap *rmmap;
 	struct doca_mmap *forged_mmap;
+	struct doca_mmap *probe_mmap; /* target: C_PROBE */
+	uint8_t *probe_mem;
 	struct doca_rdma_connection *conn;
 	const void *rmmap_desc; /* initiator: the target's descriptor bytes */
 	size_t rmmap_desc_len;
@@ -1187,6 +1190,12 @@ static int teardown(struct peer *p)
 			TD(doca_mmap_stop(p->lmmap));
 		TD(doca_mmap_destroy(p->lmmap));
 	}
+	if (p->probe_mmap != NULL) {
+		TD(doca_mmap_stop(p->probe_mmap));
+		TD(doca_mmap_destroy(p->probe_mmap));
+	}
+	free(p->probe_mem);
+	p->probe_mem = NULL;
 	if (p->dev != NULL)
 		TD(doca_dev_close(p->dev));
 #undef TD
@@ -1585,15 +1594,90 @@ static int forbidden_read(struct peer *p, struct doca_mmap *mmap, uint8_t *addr,
 	return 0;
 }
 
+/*
+ * A copy of the target's descriptor that claims RDMA_WRITE, which the
+ * target's region does not grant. The descriptor is opaque; we find its
+ * permission word by comparison with the probe descriptor, which the
+ * target exported with RDMA_WRITE added: the one offset where ours holds
+ * our permission bits and the probe's holds the probe's, as 32-bit
+ * numbers in host order. NULL (and a FAIL line) if there is no single
+ * such offset.
+ */
+static uint8_t *forge_write_permission(struct peer *p)
+{
+	uint32_t have = p->cs->mmap_perms, want = p->cs->mmap_perms | PERM_WR;
+	uint8_t *probe = NULL, *forged;
+	size_t probe_len = 0, found = SIZE_MAX;
+
+	if (wait_file(p, "target.probe", &probe, &probe_len) != 0)
+		return NULL;
+	if (probe_len != p->rmmap_desc_len) {
+		failf(p, "probe descriptor is %zu bytes, ours %zu: cannot compare them", probe_len,
+		      p->rmmap_desc_len);
+		free(probe);
+		return NULL;
+	}
+	for (size_t off = 0; off + 4 <= probe_len; off++) {
+		uint32_t a, b;
+
+		memcpy(&a, (const uint8_t *)p->rmmap_desc + off, 4);
+		memcpy(&b, probe + off, 4);
+		if (a == have && b == want) {
+			if (found != SIZE_MAX) {
+				failf(p, "permission word found twice in the mmap descriptors; cannot forge");
+				free(probe);
+				return NULL;
+			}
+			found = off;
+		}
+	}
+	free(probe);
+	if (found == SIZE_MAX) {
+		failf(p, "cannot find the permission word (0x%x vs 0x%x) in the mmap descriptors: update the "
+			 "forging step of this test",
+		      have, want);
+		return NULL;
+	}
+	forged = malloc(p->rmmap_desc_len);
+	if (forged == NULL) {
+		failf(p, "out of memory");
+		return NULL;
+	}
+	memcpy(forged, p->rmmap_desc, p->rmmap_desc_len);
+	memcpy(forged + found, &want, 4);
+	return forged;
+}
+
 static int run_write_noperm(struct peer *p)
 {
-	char how[512] = "";
+	char how[768] = "";
 	double t0 = now_s();
+	uint8_t *forged;
+	doca_error_t err;
 
 	if (control_read(p) != 0 ||
 	    forbidden_write(p, p->rmmap, p->raddr, p->size, p->size, "write to an mmap without RDMA_WRITE", how,
-			    sizeof(how)) != 0 ||
-	    check_canaries(p) != 0)
+			    sizeof(how)) != 0)
+		return -1;
+	/* Only the target can refuse this one: the forged descriptor says
+	 * RDMA_WRITE is granted. */
+	forged = forge_write_permission(p);
+	if (forged == NULL)
+		return -1;
+	err = doca_mmap_create_from_export(NULL, forged, p->rmmap_desc_len, p->dev, &p->forged_mmap);
+	free(forged);
+	if (err != DOCA_SUCCESS) {
+		size_t used = strlen(how);
+
+		p->forged_mmap = NULL;
+		snprintf(how + used, sizeof(how) - used,
+			 "; descriptor forged to claim RDMA_WRITE refused by create_from_export with %s",
+			 doca_error_get_name(err));
+	} else if (forbidden_write(p, p->forged_mmap, p->raddr, p->size, p->size,
+				   "write with a descriptor forged to claim RDMA_WRITE", how, sizeof(how)) != 0) {
+		return -1;
+	}
+	if (check_canaries(p) != 0)
 		return -1;
 	report_pass(p, t0, 0, "read permitted; %s", how);
 	return 0;
@@ -2146,6 +2230,22 @@ static int target_main(struct peer *p)
 		if (r != 0)
 			return failf(p, "writing target.mmap: %s", strerror(-r));
 	}
+	if (p->cs->flags & C_PROBE) {
+		/* A separate small buffer, exported with RDMA_WRITE as well:
+		 * only its descriptor is used, to find the permission word. */
+		p->probe_mem = calloc(1, 4096);
+		if (p->probe_mem == NULL)
+			return failf(p, "out of memory");
+		CHECK(p, doca_mmap_create(&p->probe_mmap));
+		CHECK(p, doca_mmap_set_memrange(p->probe_mmap, p->probe_mem, 4096));
+		CHECK(p, doca_mmap_set_permissions(p->probe_mmap, p->cs->mmap_perms | PERM_WR));
+		CHECK(p, doca_mmap_add_dev(p->probe_mmap, p->dev));
+		CHECK(p, doca_mmap_start(p->probe_mmap));
+		CHECK(p, doca_mmap_export_rdma(p->probe_mmap, p->dev, &desc, &desc_len));
+		r = write_file(p, "target.probe", desc, desc_len);
+		if (r != 0)
+			return failf(p, "writing target.probe: %s", strerror(-r));
+	}
 	if (connect_peer(p) != 0)
 		return -1;
 	if (p->serve == SERVE_PROGRESS && wait_established(p) != 0)
@@ -2213,7 +2313,7 @@ static const struct case_def cases[] = {
 	{"read", C_EXPORT, PERM_LRW | PERM_RD, ALL_RDMA, 4096, 1, run_read, check_all_a},
 	{"cas", C_EXPORT | C_ATOMIC, PERM_LRW | PERM_AT, ALL_RDMA, 8, 1, run_cas, check_cas},
 	{"fadd", C_EXPORT | C_ATOMIC, PERM_LRW | PERM_AT, ALL_RDMA, 8, 1, run_fadd, check_fadd},
-	{"write_noperm", C_EXPORT, PERM_LRW | PERM_RD, ALL_RDMA, 4096, 1, run_write_noperm, check_all_a},
+	{"write_noperm", C_EXPORT | C_PROBE, PERM_LRW | PERM_RD, ALL_RDMA, 4096, 1, run_write_noperm, check_all_a},
 	{"read_noperm", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 1, run_read_noperm, check_slice0_b},
 	{"ctxperm", C_EXPORT, PERM_LRW | PERM_RD | PERM_WR, PERM_LRW | PERM_RD, 4096, 1, run_ctxperm, check_all_a},
 	{"oob", C_EXPORT, PERM_LRW | PERM_RD | PERM_WR, ALL_RDMA, 4096, 1, run_oob, check_slice0_b},

@@ -657,11 +657,9 @@ static void test_caps(void **state)
 	assert_ok(doca_rdma_cap_task_write_imm_is_supported(devinfo));
 	assert_ok(doca_rdma_cap_task_atomic_cmp_swp_is_supported(devinfo));
 	assert_ok(doca_rdma_cap_task_atomic_fetch_add_is_supported(devinfo));
-	assert_int_equal(doca_rdma_cap_task_remote_net_sync_event_get_is_supported(devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(devinfo),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(devinfo),
-			 DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_rdma_cap_task_remote_net_sync_event_get_is_supported(devinfo));
+	assert_ok(doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(devinfo));
+	assert_ok(doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(devinfo));
 
 	assert_fails(doca_rdma_cap_get_max_message_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_rdma_cap_get_max_message_size(devinfo, NULL), DOCA_ERROR_INVALID_VALUE);
@@ -776,13 +774,12 @@ static void test_set_conf_rules(void **state)
 	assert_fails(doca_rdma_task_send_set_conf(r, on_ok_send, NULL, 4), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_rdma_task_send_set_conf(r, on_ok_send, on_err_send, 0), DOCA_ERROR_INVALID_VALUE);
 	assert_ok(doca_rdma_task_send_set_conf(r, on_ok_send, on_err_send, 4));
-	assert_fails(doca_rdma_task_remote_net_sync_event_get_set_conf(r, on_ok_remote_net_sync_event_get,
-								       on_err_remote_net_sync_event_get, 4),
-		     DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_rdma_task_remote_net_sync_event_get_set_conf(r, on_ok_remote_net_sync_event_get,
+								    on_err_remote_net_sync_event_get, 4));
 	/* Before start there are no tasks and no connections. */
 	assert_fails(doca_rdma_task_send_allocate_init(r, NULL, NULL, ud, &send), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_rdma_task_remote_net_sync_event_get_allocate_init(r, NULL, NULL, NULL, ud, &sget),
-		     DOCA_ERROR_NOT_SUPPORTED);
+		     DOCA_ERROR_INVALID_VALUE);
 }
 
 /* ---- connections --------------------------------------------------------- */
