@@ -42,7 +42,13 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		return NULL;
 	}
 	c = &w->conns[id - 1];
-	if (c->state == CONN_FREE || !secret_equal(c->secret, secret)) {
+	if (c->state == CONN_FREE || c->state == CONN_CM_REQUESTED) {
+		/* Late traffic for a connection that is over (a BYE crossing
+		 * ours, say): nothing to worry anyone about. */
+		SDK_LOG_DBG("message for closed connection %u: dropped", id);
+		return NULL;
+	}
+	if (!secret_equal(c->secret, secret)) {
 		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
@@ -64,41 +70,48 @@ static void conn_check_established(struct engine_conn *c)
 	if (c->established_reported || !c->peer_hello || !ours)
 		return;
 	c->established_reported = true;
+	engine_cm_established(c);
 	SDK_LOG_TRC("connection %u established (peer connection %u)", c->id, c->peer_id);
 	conn_event(c, ENGINE_CONN_ESTABLISHED);
 }
 
-doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **conn_out, const void **desc,
-				size_t *desc_len)
+/* A free connection slot with a fresh secret and its descriptor. Slots
+ * are reused after engine_conn_release; a new secret makes stale messages
+ * for the old connection fail their check. Lock held. */
+doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **conn_out)
 {
 	struct wire_desc d = {0};
 	ucp_address_t *addr;
 	size_t addr_len;
-	struct engine_conn *c;
+	struct engine_conn *c = NULL;
 	doca_error_t status;
 	ucs_status_t st;
 
-	pthread_mutex_lock(&w->lock);
-	if (w->num_conns >= w->conf.max_connections) {
+	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
+		if (w->conns[i].state == CONN_FREE) {
+			c = &w->conns[i];
+			break;
+		}
+	}
+	if (c == NULL) {
 		SDK_LOG_ERR("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
 			    w->conf.max_connections);
-		status = DOCA_ERROR_FULL;
-		goto out;
+		return DOCA_ERROR_FULL;
 	}
-	c = &w->conns[w->num_conns];
+	memset(c, 0, sizeof(*c));
+	c->peer_watch.fd = -1;
+	c->cm_src.fd = -1;
 	if (getrandom(c->secret, sizeof(c->secret), 0) != sizeof(c->secret)) {
 		SDK_LOG_ERR("getrandom failed: cannot make a connection secret");
-		status = DOCA_ERROR_OPERATING_SYSTEM;
-		goto out;
+		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
-		status = DOCA_ERROR_DRIVER;
-		goto out;
+		return DOCA_ERROR_DRIVER;
 	}
 	d.flags = w->conf.dc ? WIRE_DESC_FLAG_DC : 0;
-	d.conn_id = w->num_conns + 1;
+	d.conn_id = (uint32_t)(c - w->conns) + 1;
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
 	engine_host_identity(d.host_id, &d.pid_ns);
@@ -107,17 +120,30 @@ doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **co
 	status = wire_desc_build(&d, &c->desc, &c->desc_len);
 	ucp_worker_release_address(w->ucp, addr);
 	if (status != DOCA_SUCCESS)
-		goto out;
+		return status;
 	c->worker = w;
 	c->id = d.conn_id;
 	c->state = CONN_EXPORTED;
-	c->peer_watch.fd = -1;
-	w->num_conns++;
+	if (c->id > w->num_conns)
+		w->num_conns = c->id;
 	*conn_out = c;
-	*desc = c->desc;
-	*desc_len = c->desc_len;
-	SDK_LOG_TRC("connection %u exported", c->id);
-out:
+	return DOCA_SUCCESS;
+}
+
+doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **conn_out, const void **desc,
+				size_t *desc_len)
+{
+	struct engine_conn *c;
+	doca_error_t status;
+
+	pthread_mutex_lock(&w->lock);
+	status = engine_conn_alloc(w, &c);
+	if (status == DOCA_SUCCESS) {
+		*conn_out = c;
+		*desc = c->desc;
+		*desc_len = c->desc_len;
+		SDK_LOG_TRC("connection %u exported", c->id);
+	}
 	pthread_mutex_unlock(&w->lock);
 	return status;
 }
@@ -140,22 +166,26 @@ static void send_done_free(void *request, ucs_status_t st, void *user)
 	ucp_request_free(request);
 }
 
-/* Send a small control message (HELLO, BYE) asking UCX to give the peer a
- * reply endpoint. The header is heap-owned until the send completes. */
-static doca_error_t conn_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len)
+/* Send a small control message (HELLO, BYE, CM) asking UCX to give the
+ * peer a reply endpoint. Header and payload are copied into one heap
+ * block that lives until the send completes. */
+doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len, const void *payload,
+			     size_t payload_len)
 {
-	void *copy = malloc(len);
+	uint8_t *copy = malloc(len + payload_len);
 	ucp_request_param_t p = {0};
 	ucs_status_ptr_t req;
 
 	if (copy == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	memcpy(copy, hdr, len);
+	if (payload_len > 0)
+		memcpy(copy + len, payload, payload_len);
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_REPLY;
 	p.cb.send = send_done_free;
 	p.user_data = copy;
-	req = ucp_am_send_nbx(ep, am_id, copy, len, NULL, 0, &p);
+	req = ucp_am_send_nbx(ep, am_id, copy, len, payload_len > 0 ? copy + len : NULL, payload_len, &p);
 	if (req == NULL) {
 		free(copy);
 		return DOCA_SUCCESS;
@@ -212,7 +242,8 @@ static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 #endif
 }
 
-doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t desc_len)
+/* Bind c to the peer's descriptor: our endpoint, then HELLO. Lock held. */
+doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len)
 {
 	struct engine_worker *w = c->worker;
 	struct wire_desc d;
@@ -230,17 +261,14 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 			    w->conf.dc ? "DC" : "RC");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&w->lock);
-	if (c->state != CONN_EXPORTED) {
+	if (c->state != CONN_EXPORTED || c->ep != NULL) {
 		SDK_LOG_ERR("connection %u is %s: connect works once, on an exported connection", c->id,
 			    c->state == CONN_CONNECTED ? "already connected" : "closed");
-		status = DOCA_ERROR_BAD_STATE;
-		goto out;
+		return DOCA_ERROR_BAD_STATE;
 	}
 	if (c->peer_hello && (c->peer_id != d.conn_id || memcmp(c->peer_secret, d.secret, ENGINE_SECRET_LEN) != 0)) {
 		SDK_LOG_ERR("connection %u: this descriptor is not from the peer that already connected to it", c->id);
-		status = DOCA_ERROR_INVALID_VALUE;
-		goto out;
+		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -252,8 +280,8 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
-		status = DOCA_ERROR_CONNECTION_ABORTED;
-		goto out;
+		c->ep = NULL;
+		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	c->peer_id = d.conn_id;
 	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
@@ -266,14 +294,23 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 	memcpy(hello.dst_secret, d.secret, ENGINE_SECRET_LEN);
 	hello.src_conn_id = c->id;
 	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
-	status = conn_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello));
+	status = engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), NULL, 0);
 	if (status != DOCA_SUCCESS)
-		goto out;
+		return status;
 	SDK_LOG_TRC("connection %u connected to peer connection %u", c->id, c->peer_id);
 	conn_check_established(c);
 	/* Operations that arrived before we connected may run now. */
 	engine_target_kick(c);
-out:
+	return DOCA_SUCCESS;
+}
+
+doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t desc_len)
+{
+	struct engine_worker *w = c->worker;
+	doca_error_t status;
+
+	pthread_mutex_lock(&w->lock);
+	status = engine_conn_connect_locked(c, desc, desc_len);
 	pthread_mutex_unlock(&w->lock);
 	engine_svc_kick();
 	return status;
@@ -333,19 +370,26 @@ ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, 
 	return UCS_OK;
 }
 
-static void conn_close_ep(struct engine_conn *c)
+void engine_ep_close(ucp_ep_h *ep)
 {
 	ucp_request_param_t p = {0};
 	ucs_status_ptr_t req;
 
-	if (c->ep == NULL)
+	if (*ep == NULL)
 		return;
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
 	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-	req = ucp_ep_close_nbx(c->ep, &p);
+	req = ucp_ep_close_nbx(*ep, &p);
 	if (UCS_PTR_IS_PTR(req))
 		ucp_request_free(req); /* completes during later progress */
-	c->ep = NULL;
+	*ep = NULL;
+}
+
+static void conn_close_ep(struct engine_conn *c)
+{
+	engine_ep_close(&c->ep);
+	engine_cm_close(c);
+	engine_cm_established(c); /* no deadline for a closed connection */
 }
 
 /* The connection is over (peer gone, peer said BYE, or local stop):
@@ -373,12 +417,12 @@ static void conn_say_bye(struct engine_conn *c)
 	bye.version = WIRE_VERSION;
 	bye.dst_conn_id = c->peer_id;
 	memcpy(bye.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
-	(void)conn_send_ctl(ep, WIRE_AM_BYE, &bye, sizeof(bye));
+	(void)engine_send_ctl(ep, WIRE_AM_BYE, &bye, sizeof(bye), NULL, 0);
 }
 
 static void conn_disconnect_locked(struct engine_conn *c)
 {
-	if (c->state == CONN_CLOSED)
+	if (c->state == CONN_CLOSED || c->state == CONN_FREE)
 		return;
 	conn_say_bye(c);
 	/* Let the BYE leave before the endpoint closes. */
@@ -405,6 +449,19 @@ void engine_conn_close_all(struct engine_worker *w)
 {
 	for (uint32_t i = 0; i < w->num_conns; i++)
 		conn_disconnect_locked(&w->conns[i]);
+}
+
+void engine_conn_release(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+
+	pthread_mutex_lock(&w->lock);
+	if (c->state == CONN_CLOSED) {
+		free(c->desc);
+		c->desc = NULL;
+		c->state = CONN_FREE;
+	}
+	pthread_mutex_unlock(&w->lock);
 }
 
 uint32_t engine_conn_id(const struct engine_conn *c)

@@ -219,6 +219,8 @@ static void svc_serve(struct engine_worker *w, uint64_t now)
 			;
 		if (w->parked > 0)
 			engine_target_expire(w, now);
+		if (w->cm_pending > 0)
+			engine_cm_expire(w, now);
 		st = ucp_worker_arm(w->ucp);
 	} while (st == UCS_ERR_BUSY);
 	pthread_mutex_unlock(&w->lock);
@@ -229,7 +231,7 @@ static int svc_timeout_ms(void)
 	struct engine_worker *w;
 
 	for (w = svc.workers; w != NULL; w = w->svc_next)
-		if (w->parked > 0)
+		if (w->parked > 0 || w->cm_pending > 0)
 			return SVC_MAX_SLEEP_MS;
 	return -1;
 }
@@ -246,9 +248,9 @@ static bool svc_has_worker(const struct engine_worker *w)
 	return false;
 }
 
-/* A watched peer process on this host is gone: fail its connection now,
- * instead of waiting for a transport to notice. svc.lock held. */
-static void svc_peer_died(struct svc_source *src)
+/* An fd event for one worker's connection or listener. svc.lock held;
+ * the source may belong to a worker being torn down, so look first. */
+static void svc_source_event(struct svc_source *src, uint32_t events)
 {
 	struct engine_worker *w = src->worker;
 	struct engine_conn *c = src->conn;
@@ -256,9 +258,25 @@ static void svc_peer_died(struct svc_source *src)
 	if (!svc_has_worker(w))
 		return;
 	pthread_mutex_lock(&w->lock);
-	if (src->fd >= 0 && c->state != CONN_CLOSED) {
-		SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
-		engine_conn_fail(c, ENGINE_CONN_FAILED);
+	if (src->fd >= 0) {
+		switch (src->kind) {
+		case SVC_PEER:
+			/* The peer process on this host is gone: fail its
+			 * connection now, instead of waiting for a transport. */
+			if (c->state != CONN_CLOSED && c->state != CONN_FREE) {
+				SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
+				engine_conn_fail(c, ENGINE_CONN_FAILED);
+			}
+			break;
+		case SVC_CM_LISTEN:
+			engine_cm_on_listen(src->listener);
+			break;
+		case SVC_CM_SOCK:
+			engine_cm_on_sock(c, events);
+			break;
+		default:
+			break;
+		}
 	}
 	pthread_mutex_unlock(&w->lock);
 }
@@ -287,10 +305,12 @@ static void *svc_main(void *arg)
 			struct svc_source *src = events[i].data.ptr;
 			uint64_t drain;
 
-			if (src->kind == SVC_KICK && read(svc.kickfd, &drain, sizeof(drain)) < 0)
-				drain = 0;
-			else if (src->kind == SVC_PEER)
-				svc_peer_died(src);
+			if (src->kind == SVC_KICK) {
+				if (read(svc.kickfd, &drain, sizeof(drain)) < 0)
+					drain = 0;
+			} else if (src->kind != SVC_WORKER) {
+				svc_source_event(src, events[i].events);
+			}
 		}
 		/* Serve every worker: cheap when idle (progress finds nothing,
 		 * arm succeeds), and it covers deadlines too. */
@@ -328,14 +348,19 @@ fail:
 	return DOCA_ERROR_OPERATING_SYSTEM;
 }
 
-void engine_svc_watch(struct svc_source *src)
+void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modify)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = src};
+	struct epoll_event ev = {.events = events, .data.ptr = src};
 
 	if (src->fd < 0 || svc.epfd < 0)
 		return;
-	if (epoll_ctl(svc.epfd, EPOLL_CTL_ADD, src->fd, &ev) != 0)
+	if (epoll_ctl(svc.epfd, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, src->fd, &ev) != 0)
 		SDK_LOG_WARN("cannot watch fd %d: %s", src->fd, strerror(errno));
+}
+
+void engine_svc_watch(struct svc_source *src)
+{
+	engine_svc_watch_events(src, EPOLLIN, false);
 }
 
 void engine_svc_unwatch(struct svc_source *src)
@@ -496,6 +521,7 @@ void engine_worker_destroy(struct engine_worker *w)
 	if (w == NULL)
 		return;
 	svc_unregister(w);
+	engine_cm_close_listeners(w);
 	pthread_mutex_lock(&w->lock);
 	engine_conn_close_all(w);
 	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
@@ -525,6 +551,8 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		events += n;
 	if (w->parked > 0)
 		engine_target_expire(w, engine_now_ns());
+	if (w->cm_pending > 0)
+		engine_cm_expire(w, engine_now_ns());
 	pthread_mutex_unlock(&w->lock);
 	return events;
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <doca_error.h>
 
@@ -98,6 +99,7 @@ enum engine_conn_event {
 	ENGINE_CONN_ESTABLISHED = 1,
 	ENGINE_CONN_FAILED,
 	ENGINE_CONN_DISCONNECTED,
+	ENGINE_CONN_REQUEST,     /* RDMA CM: a client asks to connect (server side) */
 };
 
 struct engine_worker_conf {
@@ -107,6 +109,7 @@ struct engine_worker_conf {
 	uint32_t send_queue_size;       /* most operations outstanding at once (DOCA_ERROR_FULL past it) */
 	uint32_t permissions;           /* doca_access_flag bits peers get (RDMA_READ/WRITE/ATOMIC) */
 	uint32_t gid_index;             /* which local address to use (soft devices) */
+	uint32_t request_timeout_ms;    /* RDMA CM: a connection not established by then fails */
 	/* Connection state changes; any thread, see the file comment. */
 	void (*conn_event)(void *arg, struct engine_conn *conn, enum engine_conn_event event);
 	void *arg;
@@ -143,6 +146,22 @@ doca_error_t engine_conn_connect(struct engine_conn *conn, const void *desc, siz
 /* Close conn: its outstanding operations fail, the peer sees a
  * disconnection. */
 doca_error_t engine_conn_disconnect(struct engine_conn *conn);
+
+/* Free a closed connection's slot for a new connection (its id is
+ * reused, with a new secret). Connections not closed are left alone. */
+void engine_conn_release(struct engine_conn *conn);
+
+/* RDMA CM (cm.c). Listening binds the port on every address of this host
+ * (IPv4 and IPv6); a client's request arrives as ENGINE_CONN_REQUEST on a
+ * new connection, which the server accepts or rejects. */
+doca_error_t engine_listen(struct engine_worker *worker, uint16_t port);
+doca_error_t engine_listen_stop(struct engine_worker *worker, uint16_t port);
+doca_error_t engine_conn_connect_addr(struct engine_worker *worker, const struct sockaddr *addr, socklen_t addr_len,
+				      struct engine_conn **conn_out);
+doca_error_t engine_conn_accept(struct engine_conn *conn, const void *private_data, uint8_t private_data_len);
+doca_error_t engine_conn_reject(struct engine_conn *conn);
+/* The peer's address (CM connections): DOCA_ERROR_NOT_FOUND if unknown. */
+doca_error_t engine_conn_peer_addr(const struct engine_conn *conn, struct sockaddr_storage *addr, socklen_t *len);
 
 uint32_t engine_conn_id(const struct engine_conn *conn);
 void engine_conn_set_user(struct engine_conn *conn, void *user);

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <ucp/api/ucp.h>
 
@@ -30,6 +31,8 @@ enum svc_kind {
 	SVC_KICK = 1,   /* wake-up to recompute the sleep */
 	SVC_WORKER,     /* a UCX worker's event fd */
 	SVC_PEER,       /* a pidfd: the peer process on this host */
+	SVC_CM_LISTEN,  /* an RDMA CM listening socket */
+	SVC_CM_SOCK,    /* an RDMA CM connection socket */
 };
 
 struct svc_source {
@@ -37,10 +40,12 @@ struct svc_source {
 	int fd;
 	struct engine_worker *worker;
 	struct engine_conn *conn;
+	struct engine_listener *listener;
 };
 
 enum engine_conn_state {
 	CONN_FREE = 0,
+	CONN_CM_REQUESTED, /* a client knocked on a listener; accept or reject */
 	CONN_EXPORTED,    /* descriptor handed out, not connected */
 	CONN_CONNECTED,   /* connected locally (has an endpoint) */
 	CONN_CLOSED,      /* disconnected or failed: nothing more moves */
@@ -70,12 +75,38 @@ struct engine_conn {
 	ucp_ep_h ep;                        /* our endpoint to the peer (after connect) */
 	ucp_ep_h reply_ep;                  /* the peer's endpoint as seen here: responses go there */
 	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
+	/* RDMA CM: a TCP socket carries the descriptor exchange (and, while
+	 * open, tells us when the peer goes away); data uses ep as usual. */
+	struct svc_source cm_src;           /* the socket; fd -1 if none */
+	struct engine_listener *listener;   /* server side: the port it came in on */
+	uint64_t cm_deadline_ns;            /* not established by then: failed (0 = none) */
+	bool cm_server;
+	bool cm_accepted;                   /* server: the application accepted */
+	bool cm_connecting;                 /* client: the TCP connect is in progress */
+	uint8_t *cm_rx;                     /* a frame being read */
+	size_t cm_rx_len;
+	uint8_t *cm_tx;                     /* a frame being written */
+	size_t cm_tx_len;
+	size_t cm_tx_off;
+	struct sockaddr_storage peer_sa;    /* the peer's address, when known */
+	socklen_t peer_sa_len;
+	uint8_t priv[255];                  /* accept's private data, sent with the server's answer */
+	uint8_t priv_len;
 	void *user;
 	uint8_t *desc;                      /* our exported descriptor */
 	size_t desc_len;
 	struct tgt_op *tq_head;             /* target-side operations in arrival order */
 	struct tgt_op *tq_tail;
 	uint32_t tq_len;
+};
+
+#define ENGINE_MAX_LISTENERS 8
+
+/* One listening port (a dual-stack TCP socket). */
+struct engine_listener {
+	struct svc_source src;
+	uint16_t port;
+	bool active;
 };
 
 /* An initiator-side slot: one per operation in flight, found again by the
@@ -108,6 +139,9 @@ struct engine_worker {
 	struct tgt_op *handler_op;
 	bool handler_released;
 
+	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
+	uint32_t cm_pending;                /* connections with a CM deadline */
+
 	bool svc_registered;
 	struct svc_source svc_src;
 	struct engine_worker *svc_next;
@@ -117,10 +151,16 @@ struct engine_worker {
 uint64_t engine_now_ns(void);
 void engine_svc_kick(void);
 void engine_svc_watch(struct svc_source *src);
+void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modify);
 void engine_svc_unwatch(struct svc_source *src);
 void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns);
 
 /* conn.c */
+doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **conn_out);
+doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len);
+doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len, const void *payload,
+			     size_t payload_len);
+void engine_ep_close(ucp_ep_h *ep);
 struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN]);
 void engine_conn_fail(struct engine_conn *conn, enum engine_conn_event event);
 ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -128,6 +168,14 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			   const ucp_am_recv_param_t *param);
 void engine_conn_close_all(struct engine_worker *w);
+
+/* cm.c */
+void engine_cm_expire(struct engine_worker *w, uint64_t now);
+void engine_cm_established(struct engine_conn *c);
+void engine_cm_close(struct engine_conn *c);
+void engine_cm_close_listeners(struct engine_worker *w);
+void engine_cm_on_listen(struct engine_listener *l);
+void engine_cm_on_sock(struct engine_conn *c, uint32_t events);
 
 /* initiator.c */
 ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,

@@ -132,6 +132,41 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 	return DOCA_SUCCESS;
 }
 
+/* CM frame header: magic u32, type u8, private data length u8,
+ * reserved u16, descriptor length u32. */
+void wire_cm_build(uint8_t hdr[WIRE_CM_HDR_LEN], const struct wire_cm *cm)
+{
+	put_u32(hdr, WIRE_CM_MAGIC);
+	hdr[4] = cm->type;
+	hdr[5] = cm->priv_len;
+	put_u16(hdr + 6, 0);
+	put_u32(hdr + 8, cm->desc_len);
+}
+
+doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, size_t *frame_len)
+{
+	if (hdr == NULL || len < WIRE_CM_HDR_LEN)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (get_u32(hdr) != WIRE_CM_MAGIC || get_u16(hdr + 6) != 0) {
+		SDK_LOG_ERR("RDMA CM: the peer did not speak softdoca's connection protocol");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cm->type = hdr[4];
+	cm->priv_len = hdr[5];
+	cm->desc_len = get_u32(hdr + 8);
+	if (cm->type < WIRE_CM_REQ || cm->type > WIRE_CM_REJ ||
+	    (cm->type == WIRE_CM_REJ && (cm->desc_len != 0 || cm->priv_len != 0)) ||
+	    (cm->type == WIRE_CM_REQ && cm->priv_len != 0) ||
+	    (cm->type != WIRE_CM_REJ && (cm->desc_len < WIRE_DESC_FIXED_LEN ||
+					 cm->desc_len > WIRE_DESC_FIXED_LEN + WIRE_DESC_MAX_ADDR_LEN))) {
+		SDK_LOG_ERR("RDMA CM: malformed frame (type %u, descriptor %u bytes, private data %u bytes)", cm->type,
+			    cm->desc_len, cm->priv_len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*frame_len = WIRE_CM_HDR_LEN + (size_t)cm->desc_len + cm->priv_len;
+	return DOCA_SUCCESS;
+}
+
 static size_t wire_header_size(enum wire_am_id id)
 {
 	switch (id) {
@@ -222,5 +257,11 @@ doca_error_t engine_wire_header_check(const void *header, size_t header_len)
 	if (header == NULL || header_len < 2)
 		return DOCA_ERROR_INVALID_VALUE;
 	memcpy(&id, header, 2);
-	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 4)), (const uint8_t *)header + 2, header_len - 2);
+	if (id % 5 == 4) {
+		struct wire_cm cm;
+		size_t frame_len;
+
+		return wire_cm_parse((const uint8_t *)header + 2, header_len - 2, &cm, &frame_len);
+	}
+	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 5)), (const uint8_t *)header + 2, header_len - 2);
 }

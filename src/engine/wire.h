@@ -27,6 +27,28 @@ enum wire_am_id {
 	WIRE_AM_RESP = 0x5d04,  /* its answer */
 };
 
+/* RDMA CM frames on the CM's TCP socket: this header, then desc_len bytes
+ * of connection descriptor, then priv_len bytes of private data. */
+#define WIRE_CM_MAGIC 0x4d434453u /* "SDCM" */
+#define WIRE_CM_HDR_LEN 12
+#define WIRE_CM_MAX_FRAME (WIRE_CM_HDR_LEN + WIRE_DESC_FIXED_LEN + WIRE_DESC_MAX_ADDR_LEN + 255)
+
+enum wire_cm_type {
+	WIRE_CM_REQ = 1, /* client -> server: my descriptor */
+	WIRE_CM_REP = 2, /* server -> client: my descriptor and private data */
+	WIRE_CM_REJ = 3, /* server -> client: no */
+};
+
+struct wire_cm {
+	uint8_t type;
+	uint8_t priv_len;
+	uint32_t desc_len;
+};
+
+/* Check a CM frame header; *frame_len gets the whole frame's length. */
+doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, size_t *frame_len);
+void wire_cm_build(uint8_t hdr[WIRE_CM_HDR_LEN], const struct wire_cm *cm);
+
 struct wire_hello {
 	uint16_t version;
 	uint16_t flags;

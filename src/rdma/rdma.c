@@ -29,12 +29,6 @@ static doca_error_t rdma_null_arg(const char *func, const char *what)
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
-static doca_error_t rdma_cm_not_implemented(const char *func)
-{
-	SDK_LOG_ERR("%s: RDMA CM connections are not implemented yet; use doca_rdma_export/doca_rdma_connect", func);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
 static doca_error_t rdma_no_accelerator(const char *func)
 {
 	SDK_LOG_ERR("%s: soft devices have no GPU or DPA datapath", func);
@@ -107,6 +101,8 @@ static const char *rdma_event_name(enum engine_conn_event event)
 		return "failed";
 	case ENGINE_CONN_DISCONNECTED:
 		return "disconnected";
+	case ENGINE_CONN_REQUEST:
+		return "connection request";
 	}
 	return "unknown";
 }
@@ -137,8 +133,45 @@ static doca_rdma_connection_established_cb_t rdma_conn_apply_event(struct doca_r
 			return NULL;
 		conn->state = RDMA_CONN_CLOSED;
 		return rdma->disconnect_cb;
+	case ENGINE_CONN_REQUEST:
+		break; /* rdma_deliver_events calls the request callback itself */
 	}
 	return NULL;
+}
+
+/* The connection object of an engine connection: the same slot index,
+ * made fresh when the engine hands the slot out for a new connection. */
+static struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engine_conn *engine,
+						   enum rdma_conn_state state)
+{
+	uint32_t id = engine_conn_id(engine);
+	struct doca_rdma_connection *conn = &rdma->conns[id - 1];
+
+	memset(conn, 0, sizeof(*conn));
+	conn->rdma = rdma;
+	conn->engine = engine;
+	conn->id = id;
+	conn->state = state;
+	if (id > rdma->num_conns)
+		rdma->num_conns = (uint16_t)id;
+	engine_conn_set_user(engine, conn);
+	return conn;
+}
+
+/* RDMA CM: a client knocks. The application accepts or rejects from its
+ * request callback; a server without one cannot answer, so it rejects. */
+static void rdma_deliver_request(struct doca_rdma *rdma, struct engine_conn *engine)
+{
+	struct doca_rdma_connection *conn = rdma_conn_bind(rdma, engine, RDMA_CONN_REQUESTED);
+
+	if (rdma->request_cb == NULL) {
+		SDK_LOG_ERR("rdma: connection request %u rejected: no request callback was set "
+			    "(doca_rdma_set_connection_state_callbacks)",
+			    conn->id);
+		(void)engine_conn_reject(engine);
+		return;
+	}
+	rdma->request_cb(conn, rdma->ctx.user_data);
 }
 
 /* Hand queued events to the application; the progress op calls this. */
@@ -151,10 +184,15 @@ static unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 	/* The budget keeps events raised by the callbacks themselves for the
 	 * next progress call. */
 	while (budget-- > 0 && rdma_event_pop(rdma, &ev)) {
-		struct doca_rdma_connection *conn = engine_conn_get_user(ev.conn);
+		struct doca_rdma_connection *conn;
 		doca_rdma_connection_established_cb_t cb;
 
 		delivered++;
+		if (ev.event == ENGINE_CONN_REQUEST) {
+			rdma_deliver_request(rdma, ev.conn);
+			continue;
+		}
+		conn = engine_conn_get_user(ev.conn);
 		if (conn == NULL) {
 			SDK_LOG_DBG("rdma %p: %s event of an unknown connection ignored", (void *)rdma,
 				    rdma_event_name(ev.event));
@@ -164,6 +202,9 @@ static unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 		cb = rdma_conn_apply_event(rdma, conn, ev.event);
 		if (cb != NULL)
 			cb(conn, conn->user_data, rdma->ctx.user_data);
+		/* A closed connection's slot may serve a new one from now on. */
+		if (ev.event != ENGINE_CONN_ESTABLISHED && conn->engine != NULL && rdma->worker != NULL)
+			engine_conn_release(conn->engine);
 		/* A callback may have stopped the context all the way to IDLE. */
 		if (rdma->ctx.state == DOCA_CTX_STATE_IDLE)
 			break;
@@ -214,6 +255,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 		.send_queue_size = rdma->props.send_queue_size,
 		.permissions = rdma->props.permissions,
 		.gid_index = rdma->props.gid_index,
+		.request_timeout_ms = rdma->props.request_timeout_ms,
 		.conn_event = rdma_on_conn_event,
 		.arg = rdma,
 	};
@@ -415,21 +457,10 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	status = rdma_check_running(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (rdma->num_conns >= rdma->conns_cap) {
-		SDK_LOG_ERR("%s: all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
-			    __func__, rdma->conns_cap);
-		return DOCA_ERROR_FULL;
-	}
 	status = engine_conn_export(rdma->worker, &engine, &desc, &desc_len);
 	if (status != DOCA_SUCCESS)
 		return status;
-	conn = &rdma->conns[rdma->num_conns++];
-	memset(conn, 0, sizeof(*conn));
-	conn->rdma = rdma;
-	conn->engine = engine;
-	conn->id = engine_conn_id(engine);
-	conn->state = RDMA_CONN_EXPORTED;
-	engine_conn_set_user(engine, conn);
+	conn = rdma_conn_bind(rdma, engine, RDMA_CONN_EXPORTED);
 	SDK_LOG_TRC("rdma %p: connection %u exported (%zu-byte descriptor)", (void *)rdma, conn->id, desc_len);
 	*local_rdma_conn_details = desc;
 	*local_rdma_conn_details_size = desc_len;
@@ -491,6 +522,11 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	if (status != DOCA_SUCCESS)
 		return status;
 	conn->disconnect_called = true;
+	/* Ours to close: no callback for our own disconnect; the slot is free. */
+	if (conn->state != RDMA_CONN_CLOSED) {
+		conn->state = RDMA_CONN_CLOSED;
+		engine_conn_release(conn->engine);
+	}
 	SDK_LOG_TRC("rdma connection %u: disconnect requested", conn->id);
 	return DOCA_SUCCESS;
 }
@@ -656,56 +692,155 @@ doca_error_t doca_rdma_addr_get_params(struct doca_rdma_addr *addr, enum doca_rd
 	return DOCA_SUCCESS;
 }
 
+/* RDMA CM works with RC only, as in DOCA (DC is export/connect only). */
+static doca_error_t rdma_cm_check(const struct doca_rdma *rdma, const char *func)
+{
+	doca_error_t status = rdma_check_running(rdma, func);
+
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (rdma->props.transport_type != DOCA_RDMA_TRANSPORT_TYPE_RC) {
+		SDK_LOG_ERR("%s: RDMA CM connections need the RC transport; DC connects with export/connect only", func);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t port)
 {
-	(void)rdma;
-	(void)port;
-	return rdma_cm_not_implemented(__func__);
+	doca_error_t status;
+
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	status = rdma_cm_check(rdma, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (rdma->request_cb == NULL) {
+		SDK_LOG_ERR("%s: set a connection request callback first (doca_rdma_set_connection_state_callbacks)",
+			    __func__);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return engine_listen(rdma->worker, port);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port)
 {
-	(void)rdma;
-	(void)port;
-	return rdma_cm_not_implemented(__func__);
+	doca_error_t status;
+
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	status = rdma_check_running(rdma, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	return engine_listen_stop(rdma->worker, port);
+}
+
+/* A connection request this context has not answered yet. */
+static doca_error_t rdma_request_check(const struct doca_rdma_connection *conn, const char *func)
+{
+	if (conn == NULL)
+		return rdma_null_arg(func, "connection");
+	if (conn->engine == NULL || conn->rdma->worker == NULL) {
+		SDK_LOG_ERR("%s: connection %u is gone: its rdma context was stopped", func, conn->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (conn->state != RDMA_CONN_REQUESTED) {
+		SDK_LOG_ERR("%s: connection %u is not a connection request waiting for an answer", func, conn->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *private_data,
 					 uint8_t private_data_len)
 {
-	(void)rdma_connection;
-	(void)private_data;
-	(void)private_data_len;
-	return rdma_cm_not_implemented(__func__);
+	doca_error_t status = rdma_request_check(rdma_connection, __func__);
+
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = engine_conn_accept(rdma_connection->engine, private_data, private_data_len);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_connection->state = RDMA_CONN_CONNECTING;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_connection)
 {
-	(void)rdma_connection;
-	return rdma_cm_not_implemented(__func__);
+	doca_error_t status = rdma_request_check(rdma_connection, __func__);
+
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = engine_conn_reject(rdma_connection->engine);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_connection->state = RDMA_CONN_CLOSED;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
 				       union doca_data connection_user_data)
 {
-	(void)rdma;
-	(void)addr;
-	(void)connection_user_data;
-	return rdma_cm_not_implemented(__func__);
+	struct doca_rdma_connection *conn;
+	struct engine_conn *engine;
+	doca_error_t status;
+
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	if (addr == NULL)
+		return rdma_null_arg(__func__, "address");
+	status = rdma_cm_check(rdma, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = engine_conn_connect_addr(rdma->worker, (const struct sockaddr *)&addr->sa, addr->sa_len, &engine);
+	if (status != DOCA_SUCCESS)
+		return status;
+	conn = rdma_conn_bind(rdma, engine, RDMA_CONN_CONNECTING);
+	conn->user_data = connection_user_data;
+	SDK_LOG_TRC("rdma %p: connection %u connecting to %s port %u", (void *)rdma, conn->id, addr->text,
+		    addr->port);
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connection_get_addr(const struct doca_rdma_connection *rdma_connection,
 					   struct doca_rdma_addr **addr)
 {
-	(void)rdma_connection;
-	(void)addr;
-	return rdma_cm_not_implemented(__func__);
+	struct doca_rdma_connection *conn = (struct doca_rdma_connection *)rdma_connection;
+	struct doca_rdma_addr *a;
+	const void *host;
+
+	if (conn == NULL)
+		return rdma_null_arg(__func__, "connection");
+	if (addr == NULL)
+		return rdma_null_arg(__func__, "address output pointer");
+	if (conn->engine == NULL || conn->rdma->worker == NULL) {
+		SDK_LOG_ERR("%s: connection %u is gone: its rdma context was stopped", __func__, conn->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	a = &conn->peer_addr;
+	if (engine_conn_peer_addr(conn->engine, &a->sa, &a->sa_len) != DOCA_SUCCESS) {
+		SDK_LOG_ERR("%s: connection %u has no peer address (it was made by export/connect)", __func__, conn->id);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (a->sa.ss_family == AF_INET) {
+		host = &((struct sockaddr_in *)&a->sa)->sin_addr;
+		a->port = ntohs(((struct sockaddr_in *)&a->sa)->sin_port);
+		a->type = DOCA_RDMA_ADDR_TYPE_IPv4;
+	} else {
+		host = &((struct sockaddr_in6 *)&a->sa)->sin6_addr;
+		a->port = ntohs(((struct sockaddr_in6 *)&a->sa)->sin6_port);
+		a->type = DOCA_RDMA_ADDR_TYPE_IPv6;
+	}
+	if (inet_ntop(a->sa.ss_family, host, a->text, sizeof(a->text)) == NULL)
+		a->text[0] = '\0';
+	*addr = a;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL

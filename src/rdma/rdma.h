@@ -92,18 +92,10 @@ struct rdma_props {
 /* Where a connection slot is in its life. */
 enum rdma_conn_state {
 	RDMA_CONN_EXPORTED = 0, /* doca_rdma_export made it */
+	RDMA_CONN_REQUESTED,    /* RDMA CM: a client asks; accept or reject */
 	RDMA_CONN_CONNECTING,   /* doca_rdma_connect was called */
 	RDMA_CONN_ESTABLISHED,  /* the established callback was delivered */
 	RDMA_CONN_CLOSED,       /* failure or disconnection was delivered */
-};
-
-struct doca_rdma_connection {
-	struct doca_rdma *rdma;
-	struct engine_conn *engine; /* NULL once the context is IDLE again */
-	union doca_data user_data;
-	uint32_t id;
-	enum rdma_conn_state state;
-	bool disconnect_called;	    /* doca_rdma_connection_disconnect was called */
 };
 
 /* Longest address text doca_rdma_addr_create keeps, with its NUL: an IPv6
@@ -116,6 +108,16 @@ struct doca_rdma_addr {
 	char text[RDMA_ADDR_TEXT_MAX];	/* as the application wrote it */
 	struct sockaddr_storage sa;	/* parsed, port included; a GID as IPv6 */
 	socklen_t sa_len;
+};
+
+struct doca_rdma_connection {
+	struct doca_rdma *rdma;
+	struct engine_conn *engine; /* NULL once the context is IDLE again */
+	union doca_data user_data;
+	uint32_t id;
+	enum rdma_conn_state state;
+	bool disconnect_called;	    /* doca_rdma_connection_disconnect was called */
+	struct doca_rdma_addr peer_addr; /* RDMA CM: doca_rdma_connection_get_addr */
 };
 
 /* A connection event as the engine reported it. */
@@ -139,7 +141,7 @@ struct doca_rdma {
 	/* Slots stay allocated until destroy or the next start, so a
 	 * connection pointer the application kept never dangles. */
 	struct doca_rdma_connection *conns;
-	uint16_t num_conns;	/* slots handed out by export */
+	uint16_t num_conns;	/* slots ever used (the engine's connection ids) */
 	uint16_t conns_cap;	/* max_num_connections at start */
 
 	/* Connection events: pushed by any thread, popped by progress. */

@@ -727,7 +727,7 @@ static void test_addr_malformed(void **state)
 	assert_fails(doca_rdma_addr_get_params(NULL, &t, &s, &p), DOCA_ERROR_INVALID_VALUE);
 }
 
-static void test_not_supported_calls(void **state)
+static void test_cm_rules_and_not_supported_calls(void **state)
 {
 	struct doca_rdma_addr *addr;
 	struct doca_rdma_connection *conn = NULL;
@@ -740,12 +740,13 @@ static void test_not_supported_calls(void **state)
 
 	(void)state;
 	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", 13579, &addr));
-	assert_fails(doca_rdma_start_listen_to_port(A.rdma, 13579), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_rdma_stop_listen_to_port(A.rdma, 13579), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_rdma_connect_to_addr(A.rdma, addr, ud), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_rdma_connection_accept(conn, NULL, 0), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_rdma_connection_reject(conn), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_rdma_connection_get_addr(conn, &addr), DOCA_ERROR_NOT_SUPPORTED);
+	/* RDMA CM needs a running context and a real connection request. */
+	assert_fails(doca_rdma_start_listen_to_port(A.rdma, 13579), DOCA_ERROR_BAD_STATE);
+	assert_fails(doca_rdma_stop_listen_to_port(A.rdma, 13579), DOCA_ERROR_BAD_STATE);
+	assert_fails(doca_rdma_connect_to_addr(A.rdma, addr, ud), DOCA_ERROR_BAD_STATE);
+	assert_fails(doca_rdma_connection_accept(conn, NULL, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_rdma_connection_reject(conn), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_rdma_connection_get_addr(conn, &addr), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_rdma_bridge_prepare_connection(A.rdma, NULL, &conn), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_rdma_bridge_accept(A.rdma, NULL, 0, conn), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_rdma_bridge_established(A.rdma, conn), DOCA_ERROR_NOT_SUPPORTED);
@@ -1310,7 +1311,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_addr_good),
 		cmocka_unit_test(test_addr_malformed),
-		cmocka_unit_test_setup_teardown(test_not_supported_calls, setup_idle, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_cm_rules_and_not_supported_calls, setup_idle, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_set_conf_rules, setup_idle, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_export_needs_running, setup_idle, teardown_sides),
 		/* From here on the soft NIC (engine) runs. */

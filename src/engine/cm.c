@@ -1,0 +1,554 @@
+/*
+ * softdoca — RDMA CM: listen, connect to an address, accept, reject.
+ *
+ * The connection manager carries only what the export/connect method
+ * leaves to the application: the exchange of connection descriptors. A
+ * server listens on a TCP port (IPv6 and IPv4, on every address of the
+ * host); a client connects and sends its descriptor (REQ); the server,
+ * once the application accepts, connects to it and answers with its own
+ * descriptor and the private data (REP) — or says no (REJ). The client
+ * connects back, and from there it is an ordinary connection (HELLO, then
+ * established on both sides). The TCP socket stays open while the
+ * connection lives: its end tells a side that the other went away. The
+ * service thread does all socket I/O; a deadline (the connection request
+ * timeout) bounds how long a connection may take to come up.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+#include "log_internal.h"
+
+SDK_LOG_REGISTER(ENGINE::CM)
+
+static const char *sa_text(const struct sockaddr_storage *sa, char *buf, size_t size)
+{
+	const void *addr;
+	uint16_t port;
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (sa->ss_family == AF_INET) {
+		addr = &((const struct sockaddr_in *)sa)->sin_addr;
+		port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	} else {
+		addr = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	}
+	inet_ntop(sa->ss_family, addr, host, sizeof(host));
+	snprintf(buf, size, sa->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+	return buf;
+}
+
+/* ---- deadlines -------------------------------------------------------- */
+
+static void cm_set_deadline(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+	uint32_t ms = w->conf.request_timeout_ms != 0 ? w->conf.request_timeout_ms : 5000;
+
+	if (c->cm_deadline_ns == 0)
+		w->cm_pending++;
+	c->cm_deadline_ns = engine_now_ns() + (uint64_t)ms * 1000000ULL;
+	engine_svc_kick();
+}
+
+void engine_cm_established(struct engine_conn *c)
+{
+	if (c->cm_deadline_ns != 0) {
+		c->cm_deadline_ns = 0;
+		c->worker->cm_pending--;
+	}
+}
+
+/* Close the socket and drop what was being read or written. */
+void engine_cm_close(struct engine_conn *c)
+{
+	engine_svc_unwatch(&c->cm_src);
+	free(c->cm_rx);
+	free(c->cm_tx);
+	c->cm_rx = c->cm_tx = NULL;
+	c->cm_rx_len = c->cm_tx_len = c->cm_tx_off = 0;
+}
+
+/* A request nobody will answer any more: its slot goes back. */
+static void cm_drop_request(struct engine_conn *c)
+{
+	engine_cm_established(c);
+	engine_cm_close(c);
+	free(c->desc);
+	c->desc = NULL;
+	c->state = CONN_FREE;
+}
+
+/* The connection cannot come up (or the peer left): fail it. */
+static void cm_fail(struct engine_conn *c, const char *why)
+{
+	if (c->state == CONN_CM_REQUESTED) {
+		SDK_LOG_DBG("connection request %u dropped: %s", c->id, why);
+		cm_drop_request(c);
+		return;
+	}
+	if (c->state == CONN_CLOSED || c->state == CONN_FREE)
+		return;
+	if (c->established_reported)
+		SDK_LOG_ERR("connection %u: %s", c->id, why);
+	else
+		SDK_LOG_ERR("connection %u could not be established: %s", c->id, why);
+	engine_conn_fail(c, ENGINE_CONN_FAILED);
+}
+
+void engine_cm_expire(struct engine_worker *w, uint64_t now)
+{
+	for (uint32_t i = 0; i < w->num_conns && w->cm_pending > 0; i++) {
+		struct engine_conn *c = &w->conns[i];
+
+		if (c->cm_deadline_ns != 0 && c->cm_deadline_ns <= now)
+			cm_fail(c, "not established within the connection request timeout");
+	}
+}
+
+/* ---- frames ------------------------------------------------------------ */
+
+/* Queue one frame and write what the socket takes now; the rest goes
+ * when it turns writable. */
+static doca_error_t cm_send(struct engine_conn *c, uint8_t type, const uint8_t *desc, uint32_t desc_len,
+			    const uint8_t *priv, uint8_t priv_len)
+{
+	struct wire_cm cm = {.type = type, .priv_len = priv_len, .desc_len = desc_len};
+	size_t len = WIRE_CM_HDR_LEN + (size_t)desc_len + priv_len;
+	uint8_t *frame;
+
+	if (c->cm_tx != NULL) {
+		SDK_LOG_ERR("connection %u: RDMA CM frame while another is being sent", c->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	frame = malloc(len);
+	if (frame == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	wire_cm_build(frame, &cm);
+	if (desc_len > 0)
+		memcpy(frame + WIRE_CM_HDR_LEN, desc, desc_len);
+	if (priv_len > 0)
+		memcpy(frame + WIRE_CM_HDR_LEN + desc_len, priv, priv_len);
+	c->cm_tx = frame;
+	c->cm_tx_len = len;
+	c->cm_tx_off = 0;
+	engine_svc_watch_events(&c->cm_src, EPOLLIN | EPOLLOUT, true);
+	return DOCA_SUCCESS;
+}
+
+/* Write queued bytes; false if the socket failed. */
+static bool cm_flush(struct engine_conn *c)
+{
+	while (c->cm_tx != NULL && c->cm_tx_off < c->cm_tx_len) {
+		ssize_t n = send(c->cm_src.fd, c->cm_tx + c->cm_tx_off, c->cm_tx_len - c->cm_tx_off, MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->cm_tx_off += (size_t)n;
+	}
+	if (c->cm_tx != NULL) {
+		free(c->cm_tx);
+		c->cm_tx = NULL;
+		engine_svc_watch_events(&c->cm_src, EPOLLIN, true);
+	}
+	return true;
+}
+
+/* The server got the client's descriptor: connect to it, answer. */
+static void cm_server_got_req(struct engine_conn *c, const uint8_t *frame, const struct wire_cm *cm)
+{
+	if (!c->cm_server || c->state != CONN_EXPORTED || !c->cm_accepted) {
+		cm_fail(c, "unexpected RDMA CM request");
+		return;
+	}
+	if (engine_conn_connect_locked(c, frame + WIRE_CM_HDR_LEN, cm->desc_len) != DOCA_SUCCESS ||
+	    cm_send(c, WIRE_CM_REP, c->desc, (uint32_t)c->desc_len, c->priv, c->priv_len) != DOCA_SUCCESS)
+		cm_fail(c, "the client's request could not be completed");
+}
+
+/* The client got the server's answer. */
+static void cm_client_got_rep(struct engine_conn *c, const uint8_t *frame, const struct wire_cm *cm)
+{
+	if (c->cm_server || c->state != CONN_EXPORTED) {
+		cm_fail(c, "unexpected RDMA CM answer");
+		return;
+	}
+	if (cm->type == WIRE_CM_REJ) {
+		cm_fail(c, "the server rejected the connection");
+		return;
+	}
+	c->priv_len = cm->priv_len;
+	memcpy(c->priv, frame + WIRE_CM_HDR_LEN + cm->desc_len, cm->priv_len);
+	if (engine_conn_connect_locked(c, frame + WIRE_CM_HDR_LEN, cm->desc_len) != DOCA_SUCCESS)
+		cm_fail(c, "the server's answer could not be used");
+}
+
+/* One whole frame is in cm_rx. */
+static void cm_dispatch(struct engine_conn *c, const struct wire_cm *cm)
+{
+	uint8_t *frame = c->cm_rx;
+
+	c->cm_rx = NULL;
+	c->cm_rx_len = 0;
+	if (cm->type == WIRE_CM_REQ)
+		cm_server_got_req(c, frame, cm);
+	else
+		cm_client_got_rep(c, frame, cm);
+	free(frame);
+}
+
+/* Read what the socket has; a frame at a time. False on end or error. */
+static bool cm_read(struct engine_conn *c)
+{
+	for (;;) {
+		struct wire_cm cm;
+		size_t want = WIRE_CM_HDR_LEN, frame_len = 0;
+		ssize_t n;
+
+		if (c->cm_rx_len >= WIRE_CM_HDR_LEN) {
+			if (wire_cm_parse(c->cm_rx, c->cm_rx_len, &cm, &frame_len) != DOCA_SUCCESS)
+				return false;
+			if (c->cm_rx_len == frame_len) {
+				cm_dispatch(c, &cm);
+				if (c->cm_src.fd < 0)
+					return true; /* the dispatch closed the socket */
+				continue;
+			}
+			want = frame_len;
+		}
+		if (c->cm_rx == NULL) {
+			c->cm_rx = malloc(WIRE_CM_MAX_FRAME);
+			if (c->cm_rx == NULL)
+				return false;
+		}
+		n = recv(c->cm_src.fd, c->cm_rx + c->cm_rx_len, want - c->cm_rx_len, 0);
+		if (n == 0)
+			return false; /* the peer closed: it left, or said no by closing */
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->cm_rx_len += (size_t)n;
+	}
+}
+
+/* Socket events, from the service thread with the worker lock held. */
+void engine_cm_on_sock(struct engine_conn *c, uint32_t events)
+{
+	if (c->cm_src.fd < 0)
+		return;
+	if (c->cm_connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		getsockopt(c->cm_src.fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		c->cm_connecting = false;
+		if (err != 0) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "cannot reach the server: %s", strerror(err));
+			cm_fail(c, why);
+			return;
+		}
+	}
+	if (c->cm_connecting)
+		return;
+	if (!cm_flush(c)) {
+		cm_fail(c, "the RDMA CM peer went away");
+		return;
+	}
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !cm_read(c)) {
+		/* Once established, the connection no longer needs the socket
+		 * (its peer may close it before its BYE arrives): a peer that
+		 * dies is noticed by the data endpoint or its process watch. */
+		if (c->established_reported)
+			engine_cm_close(c);
+		else
+			cm_fail(c, "the RDMA CM peer closed the connection");
+	}
+}
+
+/* ---- server side ------------------------------------------------------- */
+
+static int cm_socket(int family)
+{
+	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+static void cm_watch(struct engine_conn *c, int fd, uint32_t events)
+{
+	c->cm_src.kind = SVC_CM_SOCK;
+	c->cm_src.fd = fd;
+	c->cm_src.worker = c->worker;
+	c->cm_src.conn = c;
+	engine_svc_watch_events(&c->cm_src, events, false);
+}
+
+void engine_cm_on_listen(struct engine_listener *l)
+{
+	struct engine_worker *w = l->src.worker;
+	struct sockaddr_storage sa;
+	socklen_t sa_len = sizeof(sa);
+	struct engine_conn *c;
+	char text[80];
+	int one = 1;
+	int fd;
+
+	while ((fd = accept4(l->src.fd, (struct sockaddr *)&sa, &sa_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		if (engine_conn_alloc(w, &c) != DOCA_SUCCESS) {
+			SDK_LOG_ERR("port %u: connection request refused: no free connection", l->port);
+			close(fd);
+			sa_len = sizeof(sa);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->state = CONN_CM_REQUESTED;
+		c->listener = l;
+		c->cm_server = true;
+		c->peer_sa = sa;
+		c->peer_sa_len = sa_len;
+		/* Nothing is read until the application accepts: the client's
+		 * request waits in the socket. */
+		cm_watch(c, fd, 0);
+		cm_set_deadline(c);
+		SDK_LOG_DBG("port %u: connection request %u from %s", l->port, c->id,
+			    sa_text(&sa, text, sizeof(text)));
+		if (w->conf.conn_event != NULL)
+			w->conf.conn_event(w->conf.arg, c, ENGINE_CONN_REQUEST);
+		sa_len = sizeof(sa);
+	}
+}
+
+static struct engine_listener *listener_find(struct engine_worker *w, uint16_t port)
+{
+	for (int i = 0; i < ENGINE_MAX_LISTENERS; i++)
+		if (w->listeners[i].active && w->listeners[i].port == port)
+			return &w->listeners[i];
+	return NULL;
+}
+
+/* A listening socket on every address: IPv6 taking IPv4 too, or IPv4
+ * alone on a host without IPv6. */
+static int listener_socket(uint16_t port)
+{
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT, .sin6_port = htons(port)};
+	struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY), .sin_port = htons(port)};
+	int one = 1, zero = 0;
+	int fd = cm_socket(AF_INET6);
+
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		if (bind(fd, (struct sockaddr *)&in6, sizeof(in6)) == 0 && listen(fd, 64) == 0)
+			return fd;
+		if (errno == EADDRINUSE) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	fd = cm_socket(AF_INET);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&in, sizeof(in)) == 0 && listen(fd, 64) == 0)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
+{
+	struct engine_listener *l = NULL;
+	doca_error_t status = DOCA_SUCCESS;
+	int fd;
+
+	pthread_mutex_lock(&w->lock);
+	if (listener_find(w, port) != NULL) {
+		SDK_LOG_ERR("already listening on port %u", port);
+		status = DOCA_ERROR_ALREADY_EXIST;
+		goto out;
+	}
+	for (int i = 0; i < ENGINE_MAX_LISTENERS && l == NULL; i++)
+		if (!w->listeners[i].active)
+			l = &w->listeners[i];
+	if (l == NULL) {
+		SDK_LOG_ERR("cannot listen on port %u: already listening on %d ports", port, ENGINE_MAX_LISTENERS);
+		status = DOCA_ERROR_FULL;
+		goto out;
+	}
+	fd = listener_socket(port);
+	if (fd < 0) {
+		SDK_LOG_ERR("cannot listen on port %u: %s", port, strerror(errno));
+		status = errno == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
+		goto out;
+	}
+	l->port = port;
+	l->active = true;
+	l->src.kind = SVC_CM_LISTEN;
+	l->src.fd = fd;
+	l->src.worker = w;
+	l->src.listener = l;
+	engine_svc_watch_events(&l->src, EPOLLIN, false);
+	SDK_LOG_DBG("listening on port %u", port);
+out:
+	pthread_mutex_unlock(&w->lock);
+	return status;
+}
+
+static void listener_close_locked(struct engine_worker *w, struct engine_listener *l)
+{
+	/* Requests not answered yet go with their listener. */
+	for (uint32_t i = 0; i < w->num_conns; i++) {
+		struct engine_conn *c = &w->conns[i];
+
+		if (c->state == CONN_CM_REQUESTED && c->listener == l)
+			cm_drop_request(c);
+	}
+	engine_svc_unwatch(&l->src);
+	l->active = false;
+}
+
+doca_error_t engine_listen_stop(struct engine_worker *w, uint16_t port)
+{
+	struct engine_listener *l;
+	doca_error_t status = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&w->lock);
+	l = listener_find(w, port);
+	if (l == NULL) {
+		SDK_LOG_ERR("not listening on port %u", port);
+		status = DOCA_ERROR_NOT_FOUND;
+	} else {
+		listener_close_locked(w, l);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return status;
+}
+
+void engine_cm_close_listeners(struct engine_worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	for (int i = 0; i < ENGINE_MAX_LISTENERS; i++)
+		if (w->listeners[i].active)
+			listener_close_locked(w, &w->listeners[i]);
+	pthread_mutex_unlock(&w->lock);
+}
+
+doca_error_t engine_conn_accept(struct engine_conn *c, const void *private_data, uint8_t private_data_len)
+{
+	struct engine_worker *w = c->worker;
+	doca_error_t status = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&w->lock);
+	if (c->state != CONN_CM_REQUESTED) {
+		SDK_LOG_ERR("connection %u: accept is for a connection request not yet answered", c->id);
+		status = DOCA_ERROR_BAD_STATE;
+	} else if (private_data_len > 0 && private_data == NULL) {
+		SDK_LOG_ERR("connection %u: accept with %u bytes of private data at NULL", c->id, private_data_len);
+		status = DOCA_ERROR_INVALID_VALUE;
+	} else {
+		if (private_data_len > 0)
+			memcpy(c->priv, private_data, private_data_len);
+		c->priv_len = private_data_len;
+		c->cm_accepted = true;
+		/* Now an exported connection waiting for the client's
+		 * descriptor (which may already be in the socket). */
+		c->state = CONN_EXPORTED;
+		engine_svc_watch_events(&c->cm_src, EPOLLIN, true);
+	}
+	pthread_mutex_unlock(&w->lock);
+	engine_svc_kick();
+	return status;
+}
+
+doca_error_t engine_conn_reject(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+	doca_error_t status = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&w->lock);
+	if (c->state != CONN_CM_REQUESTED) {
+		SDK_LOG_ERR("connection %u: reject is for a connection request not yet answered", c->id);
+		status = DOCA_ERROR_BAD_STATE;
+	} else {
+		/* Best effort: the client also learns it from the close. */
+		static const uint8_t rej[WIRE_CM_HDR_LEN] = {0x53, 0x44, 0x43, 0x4d, WIRE_CM_REJ};
+
+		if (send(c->cm_src.fd, rej, sizeof(rej), MSG_NOSIGNAL) < 0)
+			SDK_LOG_DBG("connection %u: reject not sent: %s", c->id, strerror(errno));
+		cm_drop_request(c);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return status;
+}
+
+/* ---- client side -------------------------------------------------------- */
+
+doca_error_t engine_conn_connect_addr(struct engine_worker *w, const struct sockaddr *addr, socklen_t addr_len,
+				      struct engine_conn **conn_out)
+{
+	struct engine_conn *c;
+	doca_error_t status;
+	char text[80];
+	int one = 1;
+	int fd;
+
+	if (addr_len > sizeof(c->peer_sa) || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)) {
+		SDK_LOG_ERR("RDMA CM connects to IPv4 or IPv6 addresses only");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&w->lock);
+	status = engine_conn_alloc(w, &c);
+	if (status != DOCA_SUCCESS)
+		goto out;
+	memcpy(&c->peer_sa, addr, addr_len);
+	c->peer_sa_len = addr_len;
+	fd = cm_socket(addr->sa_family);
+	if (fd < 0) {
+		SDK_LOG_ERR("cannot make a socket: %s", strerror(errno));
+		free(c->desc);
+		c->desc = NULL;
+		c->state = CONN_FREE;
+		status = DOCA_ERROR_OPERATING_SYSTEM;
+		goto out;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->cm_connecting = connect(fd, addr, addr_len) != 0;
+	cm_watch(c, fd, EPOLLIN | EPOLLOUT);
+	if (c->cm_connecting && errno != EINPROGRESS) {
+		char why[160];
+
+		c->cm_connecting = false;
+		snprintf(why, sizeof(why), "cannot reach the server %s: %s", sa_text(&c->peer_sa, text, sizeof(text)),
+			 strerror(errno));
+		cm_fail(c, why);
+	} else {
+		cm_set_deadline(c);
+		/* Queued now, written once the socket connects. */
+		if (cm_send(c, WIRE_CM_REQ, c->desc, (uint32_t)c->desc_len, NULL, 0) != DOCA_SUCCESS)
+			cm_fail(c, "cannot send the connection request");
+		SDK_LOG_DBG("connection %u: connecting to %s", c->id, sa_text(&c->peer_sa, text, sizeof(text)));
+	}
+	*conn_out = c;
+out:
+	pthread_mutex_unlock(&w->lock);
+	engine_svc_kick();
+	return status;
+}
+
+doca_error_t engine_conn_peer_addr(const struct engine_conn *c, struct sockaddr_storage *addr, socklen_t *len)
+{
+	if (c->peer_sa_len == 0)
+		return DOCA_ERROR_NOT_FOUND;
+	*addr = c->peer_sa;
+	*len = c->peer_sa_len;
+	return DOCA_SUCCESS;
+}
