@@ -43,6 +43,10 @@ struct softdoca_ctx_ops {
 	/* Called from doca_pe_progress while not IDLE; returns how many things
 	 * it did (0 = nothing). */
 	unsigned int (*progress)(struct doca_ctx *ctx);
+	/* Called from doca_pe_progress after the task completions were
+	 * delivered: events that must come after them (a connection's
+	 * disconnection after the last task that completed on it). */
+	unsigned int (*deliver)(struct doca_ctx *ctx);
 	/* True when progress would find work (for the notification handle). */
 	bool (*has_work)(struct doca_ctx *ctx);
 };

@@ -200,6 +200,19 @@ static unsigned int pe_deliver_completions(struct doca_pe *pe)
 	return events;
 }
 
+static unsigned int pe_deliver_ctx_events(struct doca_pe *pe)
+{
+	struct doca_ctx *ctx, *next;
+	unsigned int events = 0;
+
+	for (ctx = pe->ctxs; ctx != NULL; ctx = next) {
+		next = ctx->pe_next;
+		if (ctx->state != DOCA_CTX_STATE_IDLE && ctx->ops->deliver != NULL)
+			events += ctx->ops->deliver(ctx);
+	}
+	return events;
+}
+
 static unsigned int pe_finish_stops(struct doca_pe *pe)
 {
 	struct doca_ctx *ctx, *next;
@@ -225,6 +238,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	pe->progressing = true;
 	events = pe_progress_contexts(pe);
 	events += pe_deliver_completions(pe);
+	events += pe_deliver_ctx_events(pe);
 	events += pe_finish_stops(pe);
 	pe->progressing = false;
 	return events > 0;

@@ -55,6 +55,8 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 	return c;
 }
 
+static bool shm_allowed(void);
+
 static void conn_event(struct engine_conn *c, enum engine_conn_event ev)
 {
 	if (c->worker->conf.conn_event != NULL)
@@ -110,7 +112,7 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
 		return DOCA_ERROR_DRIVER;
 	}
-	d.flags = w->conf.dc ? WIRE_DESC_FLAG_DC : 0;
+	d.flags = (w->conf.dc ? WIRE_DESC_FLAG_DC : 0) | (shm_allowed() ? WIRE_DESC_FLAG_SHM : 0);
 	d.conn_id = (uint32_t)(c - w->conns) + 1;
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
@@ -274,13 +276,18 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 			UCP_EP_PARAM_FIELD_ERR_HANDLER;
 	ep.address = (const ucp_address_t *)d.worker_addr;
 	same_host = peer_on_this_host(&d);
-	ep.err_mode = same_host && shm_allowed() ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+	/* Both sides must pick the same mode (UCX cannot mix them on one
+	 * pair of workers): shared memory only when both allow it. */
+	ep.err_mode = same_host && shm_allowed() && (d.flags & WIRE_DESC_FLAG_SHM) ? UCP_ERR_HANDLING_MODE_NONE
+										   : UCP_ERR_HANDLING_MODE_PEER;
 	ep.err_handler.cb = conn_ep_error;
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
 		c->ep = NULL;
+		/* UCX may have torn the peer's endpoint down with ours. */
+		c->reply_ep = NULL;
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	c->peer_id = d.conn_id;
@@ -407,10 +414,12 @@ void engine_conn_fail(struct engine_conn *c, enum engine_conn_event event)
 	conn_event(c, event);
 }
 
+/* BYE goes on our own endpoint only: the reply endpoint of a DC passive
+ * side may already be gone with its peer. */
 static void conn_say_bye(struct engine_conn *c)
 {
 	struct wire_bye bye = {0};
-	ucp_ep_h ep = c->ep != NULL ? c->ep : c->reply_ep;
+	ucp_ep_h ep = c->ep;
 
 	if (ep == NULL || !c->peer_hello)
 		return;
@@ -420,14 +429,42 @@ static void conn_say_bye(struct engine_conn *c)
 	(void)engine_send_ctl(ep, WIRE_AM_BYE, &bye, sizeof(bye), NULL, 0);
 }
 
+static void flush_done(void *request, ucs_status_t st, void *user)
+{
+	(void)st;
+	((struct engine_conn *)user)->flushed = true;
+	ucp_request_free(request);
+}
+
+/* Let what we sent (answers, BYE) leave before the endpoint closes: the
+ * peer must see a completed operation's answer before our BYE, even if
+ * this process exits right after. Bounded: a dead peer does not hold us
+ * (the request then frees itself whenever UCX is done with it). */
+static void conn_flush_ep(struct engine_conn *c)
+{
+	ucp_request_param_t p = {0};
+	ucs_status_ptr_t req;
+	uint64_t deadline = engine_now_ns() + 1000000000ULL;
+
+	if (c->ep == NULL)
+		return;
+	c->flushed = false;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.cb.send = flush_done;
+	p.user_data = c;
+	req = ucp_ep_flush_nbx(c->ep, &p);
+	if (req == NULL || UCS_PTR_IS_ERR(req))
+		return;
+	while (!c->flushed && engine_now_ns() < deadline)
+		ucp_worker_progress(c->worker->ucp);
+}
+
 static void conn_disconnect_locked(struct engine_conn *c)
 {
 	if (c->state == CONN_CLOSED || c->state == CONN_FREE)
 		return;
 	conn_say_bye(c);
-	/* Let the BYE leave before the endpoint closes. */
-	for (int i = 0; i < 100 && ucp_worker_progress(c->worker->ucp) != 0; i++)
-		;
+	conn_flush_ep(c);
 	c->state = CONN_CLOSED;
 	engine_svc_unwatch(&c->peer_watch);
 	engine_fail_conn_ops(c, DOCA_ERROR_CONNECTION_RESET);

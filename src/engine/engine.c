@@ -208,22 +208,26 @@ void engine_svc_kick(void)
 		SDK_LOG_DBG("service thread kick failed: %s", strerror(errno));
 }
 
-/* Progress a worker until UCX has nothing more, then arm its event fd. */
-static void svc_serve(struct engine_worker *w, uint64_t now)
+/* Progress a worker until UCX has nothing more, then arm its event fd.
+ * Bounded: a transport that keeps reporting events (a dead peer's, say)
+ * must not keep the lock from everyone else. Returns false when the fd
+ * could not be armed, so the caller comes back soon instead of sleeping. */
+static bool svc_serve(struct engine_worker *w, uint64_t now)
 {
-	ucs_status_t st;
+	ucs_status_t st = UCS_ERR_BUSY;
 
 	pthread_mutex_lock(&w->lock);
-	do {
-		while (ucp_worker_progress(w->ucp) != 0)
+	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
+		for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
 			;
 		if (w->parked > 0)
 			engine_target_expire(w, now);
 		if (w->cm_pending > 0)
 			engine_cm_expire(w, now);
 		st = ucp_worker_arm(w->ucp);
-	} while (st == UCS_ERR_BUSY);
+	}
 	pthread_mutex_unlock(&w->lock);
+	return st != UCS_ERR_BUSY;
 }
 
 static int svc_timeout_ms(void)
@@ -262,7 +266,11 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 		switch (src->kind) {
 		case SVC_PEER:
 			/* The peer process on this host is gone: fail its
-			 * connection now, instead of waiting for a transport. */
+			 * connection now, instead of waiting for a transport —
+			 * after taking what it sent before it went (its last
+			 * answers, its BYE). */
+			for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
+				;
 			if (c->state != CONN_CLOSED && c->state != CONN_FREE) {
 				SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
 				engine_conn_fail(c, ENGINE_CONN_FAILED);
@@ -285,6 +293,7 @@ static void *svc_main(void *arg)
 {
 	struct epoll_event events[16];
 	int timeout = -1;
+	bool armed;
 
 	(void)arg;
 	for (;;) {
@@ -314,9 +323,10 @@ static void *svc_main(void *arg)
 		}
 		/* Serve every worker: cheap when idle (progress finds nothing,
 		 * arm succeeds), and it covers deadlines too. */
+		armed = true;
 		for (w = svc.workers; w != NULL; w = w->svc_next)
-			svc_serve(w, now);
-		timeout = svc_timeout_ms();
+			armed &= svc_serve(w, now);
+		timeout = armed ? svc_timeout_ms() : 1;
 		pthread_mutex_unlock(&svc.lock);
 	}
 	return NULL;
@@ -492,6 +502,8 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 		status = DOCA_ERROR_NO_MEMORY;
 		goto free_worker;
 	}
+	for (uint32_t i = 0; i < conf->send_queue_size; i++)
+		w->slots[i].worker = w;
 	status = ucx_get(dev, &w->ucx);
 	if (status != DOCA_SUCCESS)
 		goto free_worker;

@@ -92,6 +92,7 @@ struct engine_wr {
 	struct engine_wr *next;
 	uint8_t send_pending;
 	uint8_t answered;
+	void *send_req;                 /* UCX's request while the send is in flight */
 	uint64_t hdr_space[16];
 };
 

@@ -69,6 +69,7 @@ struct engine_conn {
 	enum engine_conn_state state;
 	bool peer_hello;                    /* the peer connected to us (its HELLO arrived) */
 	bool established_reported;
+	bool flushed;                       /* our endpoint's flush completed */
 	uint8_t secret[ENGINE_SECRET_LEN];  /* ours: peers must present it */
 	uint32_t peer_id;
 	uint8_t peer_secret[ENGINE_SECRET_LEN];
@@ -114,6 +115,7 @@ struct engine_listener {
 struct engine_slot {
 	struct engine_wr *wr;
 	uint32_t gen;
+	struct engine_worker *worker;       /* so a send callback can find its way back */
 };
 
 struct engine_worker {

@@ -64,13 +64,11 @@ static void wr_answer(struct engine_worker *w, struct engine_wr *wr, doca_error_
 	wr_try_finish(w, wr);
 }
 
-static void req_send_done(void *request, ucs_status_t st, void *user)
+static void req_send_done(struct engine_wr *wr, ucs_status_t st)
 {
-	struct engine_wr *wr = user;
 	struct engine_worker *w = wr->conn->worker;
 
-	if (request != NULL)
-		ucp_request_free(request);
+	wr->send_req = NULL;
 	wr->send_pending = 0;
 	if (st != UCS_OK && st != UCS_ERR_CANCELED)
 		SDK_LOG_DBG("send of work request on connection %u failed: %s", wr->conn->id, ucs_status_string(st));
@@ -78,6 +76,22 @@ static void req_send_done(void *request, ucs_status_t st, void *user)
 		wr_answer(w, wr, DOCA_ERROR_CONNECTION_ABORTED);
 	else
 		wr_try_finish(w, wr);
+}
+
+/* UCX's send callback. It names the slot, not the work request: a send
+ * given up on (its peer died) may call back after the slot serves
+ * another request, and then it only frees its UCX request. */
+static void req_send_cb(void *request, ucs_status_t st, void *user)
+{
+	struct engine_slot *slot = user;
+	struct engine_wr *wr = slot->wr;
+
+	if (wr == NULL || wr->send_req != request) {
+		ucp_request_free(request);
+		return;
+	}
+	ucp_request_free(request);
+	req_send_done(wr, st);
 }
 
 static doca_error_t slot_take(struct engine_worker *w, struct engine_wr *wr)
@@ -167,8 +181,8 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_REPLY;
-	p.cb.send = req_send_done;
-	p.user_data = wr;
+	p.cb.send = req_send_cb;
+	p.user_data = &w->slots[slot_index(wr->wr_id)];
 	payload = payload && wr->num_sge > 0;
 	if (payload) {
 		/* UCX rejects an empty iov: no payload means no datatype. */
@@ -178,10 +192,12 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), payload ? (void *)wr->sge : NULL,
 			      payload ? wr->num_sge : 0, &p);
 	if (req == NULL) {
-		req_send_done(NULL, UCS_OK, wr);
+		req_send_done(wr, UCS_OK);
 	} else if (UCS_PTR_IS_ERR(req)) {
 		SDK_LOG_ERR("connection %u: send failed: %s", wr->conn->id, ucs_status_string(UCS_PTR_STATUS(req)));
-		req_send_done(NULL, UCS_PTR_STATUS(req), wr);
+		req_send_done(wr, UCS_PTR_STATUS(req));
+	} else {
+		wr->send_req = req; /* a dead peer's send is cancelled (engine_fail_conn_ops) */
 	}
 	return DOCA_SUCCESS;
 }
@@ -349,6 +365,9 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 /* ---- failures ------------------------------------------------------- */
 
+/* Fail what is in flight on a connection that is over. A send still in
+ * flight (a rendezvous the dead peer will never pull) is cancelled, so
+ * its work request can finish. */
 void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 {
 	struct engine_worker *w = c->worker;
@@ -356,8 +375,20 @@ void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 	for (uint32_t i = 0; i < w->conf.send_queue_size; i++) {
 		struct engine_wr *wr = w->slots[i].wr;
 
-		if (wr != NULL && (c == NULL || wr->conn == c))
-			wr_answer(w, wr, status);
+		if (wr == NULL || wr->conn != c)
+			continue;
+		wr_answer(w, wr, status);
+		if (w->slots[i].wr != wr || !wr->send_pending)
+			continue;
+		if (wr->send_req != NULL)
+			ucp_request_cancel(w->ucp, wr->send_req);
+		if (w->slots[i].wr == wr && wr->send_pending) {
+			/* UCX keeps the send (nobody will pull it): give up on
+			 * it; its late callback only frees the request. */
+			wr->send_req = NULL;
+			wr->send_pending = 0;
+			wr_try_finish(w, wr);
+		}
 	}
 }
 

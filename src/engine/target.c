@@ -90,10 +90,21 @@ static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
 static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
 		       const void *payload, size_t payload_len, struct softdoca_mmap_region *region)
 {
-	struct tgt_resp *resp = calloc(1, sizeof(*resp));
+	struct tgt_resp *resp;
 	ucp_request_param_t p = {0};
 	ucs_status_ptr_t req;
+	/* Our own endpoint when we have one (it reports the peer's death and
+	 * orders the answers with our BYE); the DC passive side has only the
+	 * endpoint the requests came from. */
+	ucp_ep_h ep = c->ep != NULL ? c->ep : c->reply_ep;
 
+	if (ep == NULL) {
+		/* Nobody to answer (the endpoint died): drop what we hold. */
+		if (region != NULL)
+			softdoca_mmap_region_release(region);
+		return;
+	}
+	resp = calloc(1, sizeof(*resp));
 	if (resp == NULL) {
 		SDK_LOG_ERR("no memory for an answer on connection %u", c->id);
 		if (region != NULL)
@@ -122,7 +133,7 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = resp_sent;
 	p.user_data = resp;
-	req = ucp_am_send_nbx(c->reply_ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
+	req = ucp_am_send_nbx(ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
 	if (req == NULL)
 		resp_finish(resp, UCS_OK, false);
 	else if (UCS_PTR_IS_ERR(req))

@@ -102,7 +102,7 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
 	d->flags = get_u16(p + 6);
-	if (d->flags & ~WIRE_DESC_FLAG_DC) {
+	if (d->flags & ~(WIRE_DESC_FLAG_DC | WIRE_DESC_FLAG_SHM)) {
 		SDK_LOG_ERR("connection descriptor has unknown flags 0x%x", d->flags);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -104,6 +104,7 @@ struct wire_resp {
 #define WIRE_HOST_ID_LEN 16
 #define WIRE_DESC_MAX_ADDR_LEN 8192
 #define WIRE_DESC_FLAG_DC 0x1
+#define WIRE_DESC_FLAG_SHM 0x2 /* this side lets UCX use shared memory with peers on its host */
 
 struct wire_desc {
 	uint16_t version;

@@ -313,9 +313,17 @@ static unsigned int rdma_progress(struct doca_ctx *ctx)
 
 	if (rdma->worker != NULL)
 		done += engine_worker_progress(rdma->worker);
-	if (atomic_load(&rdma->events_count) > 0)
-		done += rdma_deliver_events(rdma);
 	return done;
+}
+
+/* Connection events go after the task completions of the same progress
+ * call: a task that completed on a connection is reported before that
+ * connection's disconnection. */
+static unsigned int rdma_deliver(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rdma = rdma_from_ctx(ctx);
+
+	return atomic_load(&rdma->events_count) > 0 ? rdma_deliver_events(rdma) : 0;
 }
 
 static bool rdma_has_work(struct doca_ctx *ctx)
@@ -330,6 +338,7 @@ static const struct softdoca_ctx_ops rdma_ctx_ops = {
 	.stop_finished = rdma_stop_finished,
 	.stopped = rdma_stopped,
 	.progress = rdma_progress,
+	.deliver = rdma_deliver,
 	.has_work = rdma_has_work,
 };
 

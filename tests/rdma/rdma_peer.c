@@ -3,7 +3,7 @@
  *
  *   rdma_peer --role target|initiator --dir DIR --case NAME
  *             [--size N] [--count K] [--device IBDEV]
- *             [--serve progress|block] [--wait spin|notify]
+ *             [--serve progress|block] [--wait spin|notify] [--hostile]
  *
  * Both processes speak only the public DOCA API (doca_dev, doca_mmap,
  * doca_buf_inventory, doca_pe, doca_ctx, doca_rdma). They meet in DIR:
@@ -15,8 +15,20 @@
  *                              'I' tasks in flight (die now),
  *                              'D' done, 'F' initiator failed
  *   target.revoked             the target stopped its exported mmap
+ *   target.probe               write_noperm: descriptor of a second mmap
+ *                              that grants RDMA_WRITE (see
+ *                              forge_write_permission)
  *   <role>.failed              written by a side that gave up, so the
  *                              other stops waiting at once
+ *   hostile.target.conn, hostile.conn, hostile.done, hostile.checked,
+ *   hostile.failed             --hostile (target, one-sided cases): a
+ *                              first connection is served to hostile_peer,
+ *                              which speaks the wire protocol by hand;
+ *                              once it is done the target checks that its
+ *                              region and canaries did not change by one
+ *                              byte and that the connection was never
+ *                              closed (then hostile.checked), and serves
+ *                              the initiator on a second connection
  *
  * Files are written under a temporary name and renamed, so a reader sees
  * all of a file or none of it. Every wait is bounded and fails with a
@@ -187,6 +199,10 @@ struct peer {
 	/* Callback state. */
 	enum doca_ctx_states state;
 	int established, failed, disconnected, requests;
+	/* --hostile: hostile_peer's connection, its events counted apart. */
+	bool hostile;
+	struct doca_rdma_connection *hconn;
+	int hestablished, hfailed, hdisconnected;
 	struct rec *recs;
 	uint32_t recs_cap, nrecs, ndone;
 	struct doca_buf **recv_bufs; /* target: dst of receive i */
@@ -253,7 +269,14 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* Byte at offset off of the pattern with this seed. */
+/* Fill buf with the pattern `seed`, as if buf sat at offset off0.
+ *
+ * Under ThreadSanitizer a target's reads of its region (pat_check,
+ * word_at) show up as races with the library's service thread, which wrote
+ * the data: the ordering runs through the peer process (its completion,
+ * then the fifo), which TSan cannot see, just as it cannot see a NIC's
+ * DMA. Run TSan builds with UCX_MEM_EVENTS=n (UCX's malloc hooks and TSan
+ * do not mix). */
 static void pat_fill(uint8_t *buf, size_t len, uint64_t seed, uint64_t off0)
 {
 	uint64_t blk = UINT64_MAX, v = 0;
@@ -324,8 +347,8 @@ static void word_set(uint8_t *base, size_t idx, uint64_t v)
 /* Check that region[off, off+len) holds the pattern `seed` (at region
  * offsets). */
 /* For a failure message: how many bytes of region[off, off+len) differ
- * from `seed`, how many of those still hold `old_seed`, and the last bad
- * offset. */
+ * from `seed` and the last bad offset; with `old_seed` (not 0), also how
+ * many of them still hold that older content. */
 static void describe_mismatch(const uint8_t *region, size_t off, size_t len, uint64_t seed, uint64_t old_seed,
 			      char *out, size_t out_len)
 {
@@ -346,8 +369,11 @@ static void describe_mismatch(const uint8_t *region, size_t off, size_t len, uin
 			last = off + i;
 			old += region[off + i] == prev[i];
 		}
-	snprintf(out, out_len, "%zu of %zu bytes differ, the last at offset %zu; %zu of them hold the old content", bad,
-		 len, last, old);
+	if (old_seed != 0)
+		snprintf(out, out_len, "%zu of %zu bytes differ, the last at offset %zu; %zu of them still hold the "
+			 "target's original content", bad, len, last, old);
+	else
+		snprintf(out, out_len, "%zu of %zu bytes differ, the last at offset %zu", bad, len, last);
 	free(want);
 	free(prev);
 }
@@ -360,7 +386,8 @@ static int expect_pattern(struct peer *p, const uint8_t *region, size_t off, siz
 {
 	size_t bad = pat_check(region + off, len, seed, off);
 	const struct timespec one_s = {.tv_sec = 1, .tv_nsec = 0};
-	uint64_t old_seed = seed == seed_b(p) ? seed_a(p) : seed == seed_a(p) ? seed_b(p) : JUNK_SEED;
+	/* Data the initiator sent (seed B) replaces the target's seed A. */
+	uint64_t old_seed = seed == seed_b(p) ? seed_a(p) : 0;
 	char desc[256];
 	uint8_t want, got;
 
@@ -545,12 +572,21 @@ static void conn_request_cb(struct doca_rdma_connection *conn, union doca_data c
 	(void)doca_rdma_connection_reject(conn);
 }
 
+static bool hostile_conn(const struct peer *p, const struct doca_rdma_connection *conn)
+{
+	return p->hconn != NULL && conn == p->hconn;
+}
+
 static void conn_established_cb(struct doca_rdma_connection *conn, union doca_data conn_user_data,
 				union doca_data ctx_user_data)
 {
 	struct peer *p = ctx_user_data.ptr;
 
 	(void)conn_user_data;
+	if (hostile_conn(p, conn)) {
+		p->hestablished++;
+		return;
+	}
 	if (conn != p->conn) {
 		printf("NOTE %s: established callback for an unknown connection %p (ours %p)\n", p->tag,
 		       (void *)conn, (void *)p->conn);
@@ -564,8 +600,11 @@ static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data c
 {
 	struct peer *p = ctx_user_data.ptr;
 
-	(void)conn;
 	(void)conn_user_data;
+	if (hostile_conn(p, conn)) {
+		p->hfailed++;
+		return;
+	}
 	p->failed++;
 }
 
@@ -574,8 +613,11 @@ static void conn_disconnect_cb(struct doca_rdma_connection *conn, union doca_dat
 {
 	struct peer *p = ctx_user_data.ptr;
 
-	(void)conn;
 	(void)conn_user_data;
+	if (hostile_conn(p, conn)) {
+		p->hdisconnected++;
+		return;
+	}
 	p->disconnected++;
 }
 
@@ -1070,7 +1112,7 @@ static int setup(struct peer *p)
 	CHECK(p, doca_rdma_get_permissions(p->rdma, &perms_got));
 	if (perms_got != ctx_perms)
 		return failf(p, "doca_rdma_get_permissions says 0x%x after setting 0x%x", perms_got, ctx_perms);
-	CHECK(p, doca_rdma_set_max_num_connections(p->rdma, 1));
+	CHECK(p, doca_rdma_set_max_num_connections(p->rdma, p->hostile ? 2 : 1));
 	CHECK(p, doca_rdma_set_send_queue_size(p->rdma, sq));
 	CHECK(p, doca_rdma_get_send_queue_size(p->rdma, &sq_got));
 	if (sq_got < sq || (sq_got & (sq_got - 1)) != 0)
@@ -1930,6 +1972,50 @@ static int run_peer_kill(struct peer *p)
 	return 0;
 }
 
+/* Large writes in flight (rendezvous, many round trips each) when the
+ * target dies: every one must complete, with success if it got through
+ * before the death or with an error, within KILL_DETECT_S, and the
+ * failure or disconnection callback must fire. No hang. */
+static int run_peer_kill_write(struct peer *p)
+{
+	double t0, t_done, deadline;
+	uint32_t k, nfail = 0;
+	char how[256];
+
+	init_region(p, seed_b(p));
+	for (k = 0; k < p->count; k++) {
+		struct doca_buf *src, *dst;
+
+		if (data_buf(p, p->lmmap, p->region + k * p->size, p->size, &src) != 0 ||
+		    room_buf(p, p->rmmap, p->raddr + k * p->size, p->size, &dst) != 0)
+			return -1;
+		(void)post_write(p, src, dst);
+	}
+	t0 = now_s();
+	tell_target(p, 'I');
+	deadline = t0 + KILL_DETECT_S;
+	while (p->ndone < p->nrecs || (p->failed == 0 && p->disconnected == 0)) {
+		if (now_s() > deadline)
+			return failf(p, "%.0f s after the target was told to die: %u of %u writes completed, failure "
+					"callback %d, disconnection callback %d",
+				     KILL_DETECT_S, p->ndone, p->nrecs, p->failed, p->disconnected);
+		progress_once(p, 50);
+	}
+	t_done = now_s() - t0;
+	for (k = 0; k < p->count; k++) {
+		if (p->recs[k].where != AT_COMPLETION)
+			return failf(p, "write #%u: refused at %s with %s before the peer died", k,
+				     where_name(p->recs[k].where), doca_error_get_name(p->recs[k].status));
+		nfail += p->recs[k].status != DOCA_SUCCESS;
+	}
+	snprintf(how, sizeof(how), "%u of %u writes of %zu B failed, %u got through first; %s callback", nfail,
+		 p->count, p->size, p->count - nfail, p->failed ? "failure" : "disconnection");
+	if (check_canaries(p) != 0)
+		return -1;
+	report_pass(p, t0, 0, "%s; all done %.1f ms after the target was told to die", how, t_done * 1e3);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Target                                                               */
 
@@ -2159,6 +2245,9 @@ static int target_serve(struct peer *p)
 				done = true;
 				break;
 			case 'F':
+				/* Say whether our memory suffered, too. */
+				if (!two_sided && p->cs->check(p) == 0 && check_canaries(p) == 0)
+					printf("NOTE %s: memory and canaries as expected all the same\n", p->tag);
 				return failf(p, "the initiator failed (see its output)");
 			case 'I':
 				if (p->cs->flags & C_KILL) {
@@ -2198,6 +2287,138 @@ static int target_serve(struct peer *p)
 			return failf(p, "timed out after %.0f s waiting for the initiator to finish", SERVE_WAIT_S);
 		}
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Target: a hostile peer first (--hostile)                             */
+
+/* Wait (bounded) for hostile_peer's file `name` (read into *data unless
+ * data is NULL), progressing meanwhile with --serve progress. Its
+ * hostile.failed file, or its connection going down, ends the wait. */
+static int hostile_wait_file(struct peer *p, const char *name, double timeout_s, uint8_t **data, size_t *len)
+{
+	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 1000 * 1000};
+	double deadline = now_s() + timeout_s, next_look = 0;
+
+	for (;;) {
+		double t = now_s();
+
+		if (t >= next_look) {
+			next_look = t + 0.001;
+			if (file_exists(p, "hostile.failed"))
+				return failf(p, "the hostile peer gave up (see its output) while we waited for %s", name);
+			if (data != NULL) {
+				int r = read_file(p, name, data, len);
+
+				if (r == 0)
+					return 0;
+				if (r < 0)
+					return failf(p, "reading %s/%s: %s", p->dir, name, strerror(-r));
+			} else if (file_exists(p, name)) {
+				return 0;
+			}
+			if (t > deadline)
+				return failf(p, "timed out after %.0f s waiting for the hostile peer's file %s/%s",
+					     timeout_s, p->dir, name);
+		}
+		if (p->serve == SERVE_PROGRESS) {
+			(void)doca_pe_progress(p->pe);
+			if (p->hfailed || p->hdisconnected)
+				return failf(p, "the hostile peer's connection %s before it was done (closed by a "
+						"forged message, or the hostile peer died)",
+					     p->hfailed ? "failed" : "was disconnected");
+		} else {
+			nanosleep(&tick, NULL);
+		}
+	}
+}
+
+/* Where byte i of CANARY | region | CANARY is, for a message. */
+static void hostile_where(const struct peer *p, size_t i, char *out, size_t len)
+{
+	if (i < CANARY_LEN)
+		snprintf(out, len, "front canary, %zu B before the region", CANARY_LEN - i);
+	else if (i < CANARY_LEN + p->region_len)
+		snprintf(out, len, "region offset %zu", i - CANARY_LEN);
+	else
+		snprintf(out, len, "back canary, %zu B after the region end", i - CANARY_LEN - p->region_len);
+}
+
+/* Serve hostile_peer on a first connection until it is done; then its
+ * connection must have been established and never closed, and not one
+ * byte of the region or of the canaries may have changed. */
+static int hostile_phase(struct peer *p)
+{
+	size_t span = CANARY_LEN + p->region_len + CANARY_LEN, bad = 0, first = 0, last = 0;
+	uint8_t *before = malloc(span), *peer_desc = NULL;
+	size_t peer_len = 0;
+	char w1[96], w2[96];
+	const void *desc;
+	size_t desc_len;
+	double deadline;
+	doca_error_t err;
+	int r, rc = -1;
+
+	if (before == NULL)
+		return failf(p, "out of memory");
+	memcpy(before, p->mem, span);
+	err = doca_rdma_export(p->rdma, &desc, &desc_len, &p->hconn);
+	if (err != DOCA_SUCCESS) {
+		failf(p, "doca_rdma_export of the hostile peer's connection returned %s", doca_error_get_name(err));
+		goto out;
+	}
+	r = write_file(p, "hostile.target.conn", desc, desc_len);
+	if (r != 0) {
+		failf(p, "writing hostile.target.conn: %s", strerror(-r));
+		goto out;
+	}
+	if (hostile_wait_file(p, "hostile.conn", PEER_WAIT_S, &peer_desc, &peer_len) != 0)
+		goto out;
+	err = doca_rdma_connect(p->rdma, peer_desc, peer_len, p->hconn);
+	if (err != DOCA_SUCCESS) {
+		failf(p, "doca_rdma_connect with the hostile peer's %zu-byte descriptor returned %s", peer_len,
+		      doca_error_get_name(err));
+		goto out;
+	}
+	if (hostile_wait_file(p, "hostile.done", SERVE_WAIT_S, NULL, NULL) != 0)
+		goto out;
+	/* With --serve block the callbacks wait for progress: let them in
+	 * (the connection was established long ago if the peer ran at all). */
+	deadline = now_s() + 5.0;
+	while (p->hestablished == 0 && now_s() < deadline)
+		progress_once(p, 50);
+	for (int i = 0; i < 1000 && doca_pe_progress(p->pe) != 0; i++)
+		;
+	for (size_t i = 0; i < span; i++) {
+		if (p->mem[i] != before[i]) {
+			if (bad++ == 0)
+				first = i;
+			last = i;
+		}
+	}
+	hostile_where(p, first, w1, sizeof(w1));
+	hostile_where(p, last, w2, sizeof(w2));
+	if (p->hestablished != 1)
+		failf(p, "the hostile peer's connection: %d established callbacks, expected 1", p->hestablished);
+	else if (p->hfailed != 0 || p->hdisconnected != 0)
+		failf(p, "the hostile peer's connection %s while it ran (a forged message must not close it)",
+		      p->hfailed ? "failed" : "was disconnected");
+	else if (p->requests != 0)
+		failf(p, "%d connection request callback(s) during the hostile phase, expected none", p->requests);
+	else if (bad != 0)
+		failf(p, "%zu byte(s) changed while the hostile peer ran, the first at %s, the last at %s", bad, w1,
+		      w2);
+	else
+		rc = 0;
+	if (rc == 0)
+		printf("PASS %s: hostile phase: the %zu-byte region and both %u-byte canaries unchanged byte for byte; "
+		       "the hostile connection was established and never closed\n",
+		       p->tag, p->region_len, CANARY_LEN);
+out:
+	(void)write_file(p, "hostile.checked", rc == 0 ? "ok" : "failed", rc == 0 ? 2 : 6);
+	free(peer_desc);
+	free(before);
+	return rc;
 }
 
 static int target_main(struct peer *p)
@@ -2246,6 +2467,8 @@ static int target_main(struct peer *p)
 		if (r != 0)
 			return failf(p, "writing target.probe: %s", strerror(-r));
 	}
+	if (p->hostile && hostile_phase(p) != 0)
+		return -1;
 	if (connect_peer(p) != 0)
 		return -1;
 	if (p->serve == SERVE_PROGRESS && wait_established(p) != 0)
@@ -2324,6 +2547,8 @@ static const struct case_def cases[] = {
 	{"recv_small", C_TWO_SIDED, PERM_LRW, ALL_RDMA, 4096, 1, run_recv_small, check_recv_small},
 	{"peer_kill", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_peer_kill,
 	 check_all_a},
+	{"peer_kill_write", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4u << 20, 16, run_peer_kill_write,
+	 check_all_a},
 };
 
 static const struct case_def *find_case(const char *name)
@@ -2338,6 +2563,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rdma_peer --role target|initiator --dir DIR --case NAME [--size N] [--count K]\n"
 		   "                 [--device IBDEV] [--serve progress|block] [--wait spin|notify]\n"
+		   "                 [--hostile]\n"
 		   "cases:");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(f, " %s", cases[i].name);
@@ -2370,7 +2596,8 @@ int main(int argc, char **argv)
 		{"case", required_argument, NULL, 'c'},   {"size", required_argument, NULL, 's'},
 		{"count", required_argument, NULL, 'n'},  {"device", required_argument, NULL, 'D'},
 		{"serve", required_argument, NULL, 'S'},  {"wait", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"hostile", no_argument, NULL, 'H'},    {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct peer p = {.fifo = -1, .device = "soft_lo", .serve = SERVE_PROGRESS, .state = DOCA_CTX_STATE_IDLE};
 	struct doca_log_backend *sdk_log = NULL;
@@ -2424,6 +2651,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'H':
+			p.hostile = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2464,12 +2694,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "--serve block needs a one-sided case (receives complete only in progress)\n");
 		return 2;
 	}
+	if (p.hostile && (p.role != ROLE_TARGET || !(p.cs->flags & C_EXPORT) ||
+			  (p.cs->flags & (C_TWO_SIDED | C_KILL | C_REVOKE)))) {
+		fprintf(stderr, "--hostile is for the target of a one-sided case without kill or revoke\n");
+		return 2;
+	}
 	if ((uint64_t)p.size * p.count > (1ull << 30)) {
 		fprintf(stderr, "size x count over 1 GiB\n");
 		return 2;
 	}
 	snprintf(p.tag, sizeof(p.tag), "%s %s size=%zu count=%u serve=%s%s", role, case_name, p.size, p.count,
 		 p.serve == SERVE_BLOCK ? "block" : "progress", p.notify ? " wait=notify" : "");
+	if (p.hostile)
+		snprintf(p.tag + strlen(p.tag), sizeof(p.tag) - strlen(p.tag), " hostile");
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 

@@ -21,7 +21,7 @@ PAIR_TIMEOUT=${RDMA_TESTS_PAIR_TIMEOUT:-60}
 TARGET_GRACE=${RDMA_TESTS_TARGET_GRACE:-15}
 
 ALL_CASES="send send_imm write write_imm read cas fadd write_noperm read_noperm ctxperm oob
-atomic_misaligned revoked recv_small peer_kill"
+atomic_misaligned revoked recv_small peer_kill peer_kill_write"
 
 # Data sizes and how many tasks are in flight at once, as SIZE:COUNT.
 DATA_SIZES="1:1 1:64 4096:64 1M:8 16M:2"
@@ -62,6 +62,10 @@ variants() {
 	peer_kill)
 		echo "137 --count 8 --serve progress"
 		echo "137 --count 8 --serve block"
+		;;
+	peer_kill_write)
+		echo "137 --size 4M --count 16 --serve progress"
+		echo "137 --size 4M --count 16 --serve block"
 		;;
 	*)
 		return 1
@@ -111,7 +115,12 @@ run_pair() {
 	irc=$?
 	# The target finishes moments after the initiator; a watchdog stops
 	# one that does not (e.g. its peer crashed without saying so).
-	(sleep "$TARGET_GRACE" && kill -TERM "$tpid") >/dev/null 2>&1 &
+	(
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
+		sleep "$TARGET_GRACE" &
+		s=$!
+		wait "$s" && kill -TERM "$tpid"
+	) >/dev/null 2>&1 &
 	wd=$!
 	wait "$tpid"
 	trc=$?
@@ -145,7 +154,10 @@ run_pair() {
 
 run_case() {
 	tr=$1 c=$2
-	v=$(variants "$c") || { echo "unknown case $c; cases: $(echo $ALL_CASES)" >&2; exit 2; }
+	v=$(variants "$c") || {
+		echo "unknown case $c; cases: $(printf '%s' "$ALL_CASES" | tr '\n' ' ')" >&2
+		exit 2
+	}
 	set_transport "$tr"
 	# One variant a line; a loop over lines, not a pipe, so the counters
 	# live in this shell.

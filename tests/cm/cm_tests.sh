@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# RDMA CM tests on one host: each scenario runs cm_peer as a server and
+# one or more clients, every process under `timeout`, in a fresh
+# directory where they find the server's port (and leave flag files).
+#
+#   cm_tests.sh PEER SCENARIO
+#     PEER      path of the cm_peer program
+#     SCENARIO  v4_CASE | v6_CASE   (CASE: send send_imm write write_imm read
+#                                    cas fadd) one server, one client; v4 over
+#                                    127.0.0.1 with UCX's default transports
+#                                    (shared memory), v6 over ::1 with TCP only
+#               multi8              one server, 8 clients at once (mix of
+#                                    send, write_imm, read and fetch-and-add on
+#                                    a shared counter), then a 9th client that
+#                                    must be refused
+#               refused             connect to a port where nothing listens,
+#                                    then to the real server
+#               timeout             a listener that never answers, a server
+#                                    that ignores the request (request timeout
+#                                    500 ms), then the real connection
+#               reject              the server rejects, the client reconnects
+#               kill_server         the server dies (SIGKILL) under the
+#                                    client's in-flight sends (shm, then TCP)
+#               kill_client         a client dies under the server's in-flight
+#                                    sends; the next client is served (shm,
+#                                    then TCP)
+#               all                 every scenario above
+#
+# Prints one line per run and exits non-zero if any failed (77 if the
+# scenario cannot run here, e.g. no IPv6 loopback); a failed run shows
+# every process's output and keeps its directory. CM_TESTS_KEEP=1 keeps
+# every directory.
+set -u
+
+PEER=${1:?usage: cm_tests.sh PEER SCENARIO}
+SCENARIO=${2:?usage: cm_tests.sh PEER SCENARIO}
+PROC_TIMEOUT=${CM_TESTS_PROC_TIMEOUT:-60}
+
+CASES="send send_imm write write_imm read cas fadd"
+ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do printf 'v6_%s ' "$c"; done)"
+ALL="$ALL multi8 refused timeout reject kill_server kill_client"
+
+[ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
+command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
+
+now() { date +%s.%N; }
+
+have_ipv6_loopback() {
+	[ -r /proc/net/if_inet6 ] && grep -q '^00000000000000000000000000000001 .* lo$' /proc/net/if_inet6
+}
+
+# default: UCX's own choice (shared memory between processes of one
+# host); tcp: TCP over lo only.
+set_transport() {
+	unset UCX_TLS UCX_NET_DEVICES
+	case $1 in
+	default) ;;
+	tcp) export UCX_TLS=tcp UCX_NET_DEVICES=lo ;;
+	esac
+}
+
+# ---- one run: a set of processes -----------------------------------
+
+names=() pids=() wants=()
+dir=""
+
+begin() {
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/cm_test.XXXXXX") || exit 2
+	names=() pids=() wants=()
+}
+
+# spawn NAME WANT_RC ARGS...: cm_peer in the background.
+spawn() {
+	local name=$1 want=$2
+	shift 2
+	timeout "$PROC_TIMEOUT" "$PEER" --dir "$dir" "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
+	names+=("$name") pids+=($!) wants+=("$want")
+}
+
+# run NAME WANT_RC ARGS...: cm_peer in the foreground (its result is
+# checked with the others at the end).
+run() {
+	spawn "$@"
+	wait "${pids[-1]}"
+	echo $? >"$dir/${names[-1]}.rc"
+}
+
+show() {
+	for n in "${names[@]}"; do
+		for f in "$dir/$n.out" "$dir/$n.err"; do
+			[ -s "$f" ] || continue
+			echo "    --- ${f##*/}"
+			sed 's/^/    | /' "$f"
+		done
+	done
+}
+
+pass=0 fail=0 failed_list=""
+
+# finish LABEL T0: wait for every process, check exit codes and PASS lines.
+finish() {
+	local label=$1 t0=$2 why="" i rc dt
+	for i in "${!pids[@]}"; do
+		if [ -f "$dir/${names[$i]}.rc" ]; then
+			rc=$(cat "$dir/${names[$i]}.rc")
+		else
+			wait "${pids[$i]}"
+			rc=$?
+		fi
+		if [ "$rc" -ne "${wants[$i]}" ]; then
+			case $rc in
+			124) why="${why}${names[$i]} timed out after ${PROC_TIMEOUT}s; " ;;
+			137) why="${why}${names[$i]} was killed (137), expected exit ${wants[$i]}; " ;;
+			*) why="${why}${names[$i]} exited $rc, expected ${wants[$i]}; " ;;
+			esac
+		fi
+		if [ "${wants[$i]}" -eq 0 ] && ! grep -q '^PASS' "$dir/${names[$i]}.out"; then
+			why="${why}no PASS line from ${names[$i]}; "
+		fi
+	done
+	dt=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+		echo "ok   $label (${dt}s)"
+		for n in "${names[@]}"; do
+			sed -n 's/^\(PASS\|NOTE\) /       /p' "$dir/$n.out"
+		done
+		[ "${CM_TESTS_KEEP:-0}" = 1 ] || rm -rf "$dir"
+	else
+		fail=$((fail + 1))
+		failed_list="$failed_list
+  $label"
+		echo "FAIL $label (${dt}s): ${why%; }"
+		show
+		echo "    (files kept in $dir)"
+	fi
+}
+
+# ---- scenarios -----------------------------------------------------
+
+# pair FAMILY CASE ARGS...: one server, one client. Here (and only here,
+# so that one wrong address does not hide other failures) the server also
+# checks the client's address that doca_rdma_connection_get_addr gives.
+pair() {
+	local fam=$1 c=$2 peer_addr t0
+	shift 2
+	peer_addr=127.0.0.1
+	[ "$fam" = 6 ] && peer_addr=::1
+	begin
+	t0=$(now)
+	spawn server 0 --role server --family "$fam" --case "$c" "$@" --peer-addr "$peer_addr"
+	run client 0 --role client --family "$fam" --case "$c" "$@"
+	finish "cm/IPv$fam $c $* (UCX_TLS=${UCX_TLS:-default})" "$t0"
+}
+
+# Data sizes of a case (atomics work on 8-byte words).
+size_of() {
+	case $1 in
+	write | read) echo "--size 64K --count 16" ;;
+	cas | fadd) echo "--count 32" ;;
+	*) echo "--size 4096 --count 32" ;;
+	esac
+}
+
+multi8() {
+	local t0 i
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case mix --clients 8 --count 16
+	for i in 1 2 3 4 5 6 7 8; do
+		spawn "client$i" 0 --role client --case mix --count 16 --hold release
+	done
+	# The 9th knocks once all 8 are established (server.full); the 8
+	# hold their connections until it is done (release).
+	run client9 0 --role client --case overflow --count 16 --after server.full --signal release
+	finish "cm/IPv4 8 clients x mix (send, write_imm, read, shared fetch-and-add), then a 9th past the maximum" "$t0"
+}
+
+failing_first() {
+	local what=$1 t0
+	shift
+	begin
+	t0=$(now)
+	case $what in
+	refused)
+		spawn server 0 --role server --case send --count 8
+		run client 0 --role client --case send --count 8 --pre refused
+		;;
+	timeout)
+		spawn server 0 --role server --case send --count 8 --answer ignore-first --timeout-ms 500
+		run client 0 --role client --case send --count 8 --pre silent,ignore --timeout-ms 500
+		;;
+	reject)
+		spawn server 0 --role server --case send --count 8 --answer reject-first
+		run client 0 --role client --case send --count 8 --pre reject
+		;;
+	esac
+	finish "cm/IPv4 $what, then a connection on the same context" "$t0"
+}
+
+kill_server() {
+	local t0
+	begin
+	t0=$(now)
+	spawn server 137 --role server --case kill_server --count 8
+	run client 0 --role client --case kill_server --count 8
+	finish "cm/IPv4 server killed under in-flight sends (UCX_TLS=${UCX_TLS:-default})" "$t0"
+}
+
+kill_client() {
+	local t0
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case kill_client --count 8
+	run victim 137 --role client --case kill_client --count 8
+	run client 0 --role client --case send --count 8 --after server.survived
+	finish "cm/IPv4 client killed under in-flight sends, then the next client (UCX_TLS=${UCX_TLS:-default})" "$t0"
+}
+
+run_scenario() {
+	local s=$1 fam c
+	case $s in
+	v4_* | v6_*)
+		fam=${s:1:1}
+		c=${s#v?_}
+		case " $CASES " in *" $c "*) ;; *) echo "unknown case $c" >&2; exit 2 ;; esac
+		if [ "$fam" = 6 ]; then
+			if ! have_ipv6_loopback; then
+				echo "SKIP $s: no IPv6 loopback address (::1 on lo)"
+				return 77
+			fi
+			set_transport tcp
+		else
+			set_transport default
+		fi
+		# shellcheck disable=SC2046 # size and count
+		pair "$fam" "$c" $(size_of "$c")
+		;;
+	multi8) set_transport default; multi8 ;;
+	refused | timeout | reject) set_transport default; failing_first "$s" ;;
+	kill_server | kill_client)
+		set_transport default
+		"$s"
+		set_transport tcp
+		"$s"
+		;;
+	*)
+		echo "unknown scenario $s; scenarios: $ALL all" >&2
+		exit 2
+		;;
+	esac
+	return 0
+}
+
+start=$(now)
+skipped=0
+list=$SCENARIO
+[ "$SCENARIO" = all ] && list=$ALL
+for s in $list; do
+	run_scenario "$s" || skipped=$((skipped + 1))
+done
+total=$(echo "$(now) $start" | awk '{ printf "%.1f", $1 - $2 }')
+echo "cm: $pass passed, $fail failed, $skipped skipped in ${total}s"
+if [ "$fail" -ne 0 ]; then
+	echo "failed:$failed_list"
+	exit 1
+fi
+[ "$pass" -eq 0 ] && [ "$skipped" -gt 0 ] && exit 77
+exit 0
