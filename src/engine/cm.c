@@ -277,6 +277,26 @@ void engine_cm_on_sock(struct engine_conn *c, uint32_t events)
 
 /* ---- server side ------------------------------------------------------- */
 
+/* An IPv4 client on the dual-stack socket shows up as ::ffff:a.b.c.d:
+ * report it as the IPv4 address it is. */
+static void sa_unmap_v4(struct sockaddr_storage *sa, socklen_t *len)
+{
+	struct sockaddr_in6 in6;
+	struct sockaddr_in in = {.sin_family = AF_INET};
+
+	if (sa->ss_family != AF_INET6)
+		return;
+	memcpy(&in6, sa, sizeof(in6));
+	if (!IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr))
+		return;
+	in.sin_port = in6.sin6_port;
+	memcpy(&in.sin_addr, &in6.sin6_addr.s6_addr[12], sizeof(in.sin_addr));
+	memset(sa, 0, sizeof(*sa));
+	memcpy(sa, &in, sizeof(in));
+	*len = sizeof(in);
+}
+
+
 static int cm_socket(int family)
 {
 	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -312,6 +332,7 @@ void engine_cm_on_listen(struct engine_listener *l)
 		c->state = CONN_CM_REQUESTED;
 		c->listener = l;
 		c->cm_server = true;
+		sa_unmap_v4(&sa, &sa_len);
 		c->peer_sa = sa;
 		c->peer_sa_len = sa_len;
 		/* Nothing is read until the application accepts: the client's
