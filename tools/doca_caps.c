@@ -14,11 +14,15 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_rdma.h>
+#include <doca_sync_event.h>
 #include <doca_error.h>
 #include <doca_version.h>
 
@@ -151,12 +155,81 @@ static void show_cap(cap_query_cb_t query, const struct doca_devinfo *devinfo, c
 		snprintf(out, len, "%s", yes ? "supported" : "no");
 }
 
-/* doca_caps links only libdoca_common, so it cannot ask libdoca_dma; every
- * soft device runs memcpy tasks (src/dma). */
-static void show_dma_memcpy(const struct doca_devinfo *devinfo, char *out, size_t len)
+/* A task capability query: DOCA_SUCCESS means supported. */
+typedef doca_error_t (*task_cap_cb_t)(const struct doca_devinfo *devinfo);
+
+static void show_task(task_cap_cb_t query, const struct doca_devinfo *devinfo, char *out, size_t len)
 {
-	(void)devinfo;
-	snprintf(out, len, "supported");
+	doca_error_t err = query(devinfo);
+
+	snprintf(out, len, "%s", err == DOCA_SUCCESS ? "supported" : "no");
+}
+
+/* A uint32_t limit query. */
+typedef doca_error_t (*limit_cb_t)(const struct doca_devinfo *devinfo, uint32_t *value);
+
+static void show_limit(limit_cb_t query, const struct doca_devinfo *devinfo, char *out, size_t len)
+{
+	uint32_t v;
+	doca_error_t err = query(devinfo, &v);
+
+	if (err != DOCA_SUCCESS)
+		show_error(err, out, len);
+	else
+		snprintf(out, len, "%" PRIu32, v);
+}
+
+#define TASK_ROW(fn, query) \
+	static void fn(const struct doca_devinfo *devinfo, char *out, size_t len) \
+	{ \
+		show_task(query, devinfo, out, len); \
+	}
+#define LIMIT_ROW(fn, query) \
+	static void fn(const struct doca_devinfo *devinfo, char *out, size_t len) \
+	{ \
+		show_limit(query, devinfo, out, len); \
+	}
+
+TASK_ROW(show_dma_memcpy, doca_dma_cap_task_memcpy_is_supported)
+TASK_ROW(show_rdma_receive, doca_rdma_cap_task_receive_is_supported)
+TASK_ROW(show_rdma_send, doca_rdma_cap_task_send_is_supported)
+TASK_ROW(show_rdma_send_imm, doca_rdma_cap_task_send_imm_is_supported)
+TASK_ROW(show_rdma_read, doca_rdma_cap_task_read_is_supported)
+TASK_ROW(show_rdma_write, doca_rdma_cap_task_write_is_supported)
+TASK_ROW(show_rdma_write_imm, doca_rdma_cap_task_write_imm_is_supported)
+TASK_ROW(show_rdma_cas, doca_rdma_cap_task_atomic_cmp_swp_is_supported)
+TASK_ROW(show_rdma_fadd, doca_rdma_cap_task_atomic_fetch_add_is_supported)
+TASK_ROW(show_rdma_se_get, doca_rdma_cap_task_remote_net_sync_event_get_is_supported)
+TASK_ROW(show_rdma_se_set, doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported)
+TASK_ROW(show_rdma_se_add, doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported)
+LIMIT_ROW(show_rdma_sq, doca_rdma_cap_get_max_send_queue_size)
+LIMIT_ROW(show_rdma_rq, doca_rdma_cap_get_max_recv_queue_size)
+LIMIT_ROW(show_rdma_list, doca_rdma_cap_get_max_send_buf_list_len)
+LIMIT_ROW(show_rdma_msg, doca_rdma_cap_get_max_message_size)
+LIMIT_ROW(show_rdma_gids, doca_rdma_cap_get_gid_table_size)
+
+static void show_rdma_transports(const struct doca_devinfo *devinfo, char *out, size_t len)
+{
+	bool rc = doca_rdma_cap_transport_type_is_supported(devinfo, DOCA_RDMA_TRANSPORT_TYPE_RC) == DOCA_SUCCESS;
+	bool dc = doca_rdma_cap_transport_type_is_supported(devinfo, DOCA_RDMA_TRANSPORT_TYPE_DC) == DOCA_SUCCESS;
+
+	snprintf(out, len, "%s%s%s", rc ? "RC" : "", rc && dc ? ", " : "", dc ? "DC" : "");
+}
+
+static void show_rdma_recv_list(const struct doca_devinfo *devinfo, char *out, size_t len)
+{
+	uint32_t v;
+	doca_error_t err = doca_rdma_cap_task_receive_get_max_dst_buf_list_len(devinfo, DOCA_RDMA_TRANSPORT_TYPE_RC, &v);
+
+	if (err != DOCA_SUCCESS)
+		show_error(err, out, len);
+	else
+		snprintf(out, len, "%" PRIu32, v);
+}
+
+static void show_se_export(const struct doca_devinfo *devinfo, char *out, size_t len)
+{
+	show_task(doca_sync_event_cap_is_export_to_remote_net_supported, devinfo, out, len);
 }
 
 static void show_hotplug(const struct doca_devinfo *devinfo, char *out, size_t len)
@@ -181,6 +254,25 @@ static void show_representors(const struct doca_devinfo *devinfo, char *out, siz
 
 static const struct row capability_rows[] = {
 	{"dma memcpy", show_dma_memcpy},
+	{"rdma transports", show_rdma_transports},
+	{"rdma receive", show_rdma_receive},
+	{"rdma send", show_rdma_send},
+	{"rdma send_imm", show_rdma_send_imm},
+	{"rdma read", show_rdma_read},
+	{"rdma write", show_rdma_write},
+	{"rdma write_imm", show_rdma_write_imm},
+	{"rdma atomic_cmp_swp", show_rdma_cas},
+	{"rdma atomic_fetch_add", show_rdma_fadd},
+	{"rdma sync_event get", show_rdma_se_get},
+	{"rdma sync_event notify_set", show_rdma_se_set},
+	{"rdma sync_event notify_add", show_rdma_se_add},
+	{"rdma max send queue size", show_rdma_sq},
+	{"rdma max recv queue size", show_rdma_rq},
+	{"rdma max send buf list len", show_rdma_list},
+	{"rdma max recv buf list len", show_rdma_recv_list},
+	{"rdma max message size", show_rdma_msg},
+	{"rdma gid table size", show_rdma_gids},
+	{"sync event remote export", show_se_export},
 	{"hotplug manager", show_hotplug},
 	{"notification moderation", show_moderation},
 	{"accelerate resource reclaim", show_reclaim},

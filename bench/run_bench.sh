@@ -1,0 +1,308 @@
+#!/usr/bin/env bash
+# softdoca against raw UCX, on the same host, transport and run.
+#
+#   bench/run_bench.sh [--quick] [--transports "shm tcp"] [--build-dir DIR]
+#                      [--keep DIR]
+#
+# For each transport (shm: UCX_TLS=self,sm,cma; tcp: UCX_TLS=tcp over lo)
+# it runs tools/softdoca_perf twice (server progressing, server blocked in
+# read(2)), then ucx_perftest (Debian's ucx-utils) with the same UCX
+# settings, and prints one table: metric, size, softdoca, UCX reference,
+# ratio softdoca/UCX. See bench/README.md for how to read it.
+#
+# A benchmark, not a test: it exits 0 whatever the figures are (non-zero
+# only when it cannot run at all). About 2-3 minutes on a 2-core machine;
+# --quick (fewer sizes, shorter runs) well under one.
+set -u
+
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+
+QUICK=0
+TRANSPORTS="shm tcp"
+BUILD_DIR=build
+KEEP=""
+
+usage() {
+	sed -n '2,13s/^# \{0,1\}//p' "$0"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--transports) TRANSPORTS=${2:?--transports needs a list}; shift ;;
+	--build-dir) BUILD_DIR=${2:?--build-dir needs a directory}; shift ;;
+	--keep) KEEP=${2:?--keep needs a directory}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+# ---- what to run ------------------------------------------------------
+
+if [ "$QUICK" = 1 ]; then
+	SIZES="4096 65536 1048576 16777216"
+	SD_TIME=0.2        # seconds measured per softdoca size
+	LAT_ITERS=5000
+	UCX_SECS=0.2       # rough seconds per ucx_perftest bandwidth run
+else
+	SIZES="1024 4096 16384 65536 262144 1048576 4194304 16777216"
+	SD_TIME=0.5
+	LAT_ITERS=20000
+	UCX_SECS=0.5
+fi
+LAT_WARMUP=2000
+LARGE=1048576 # bandwidth targets apply from this size up
+BW_TARGET=0.90
+LAT_TARGET=2.00
+
+# ---- build --------------------------------------------------------------
+
+PERF=$ROOT/$BUILD_DIR/tools/softdoca_perf
+echo "# building softdoca ($BUILD_DIR)"
+if ! bash scripts/build.sh "$BUILD_DIR"; then
+	echo "build failed (run: ninja -C $BUILD_DIR)" >&2
+	exit 2
+fi
+[ -x "$PERF" ] || { echo "$PERF was not built" >&2; exit 2; }
+
+HAVE_UCX=1
+if ! command -v ucx_perftest >/dev/null 2>&1; then
+	HAVE_UCX=0
+	echo "# ucx_perftest not found (Debian/Ubuntu: apt-get install ucx-utils): UCX columns stay empty"
+fi
+command -v ss >/dev/null 2>&1 || { echo "ss(8) is required (iproute2)" >&2; exit 2; }
+
+OUT=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/softdoca_bench.XXXXXX")}
+mkdir -p "$OUT" || exit 2
+RESULTS=$OUT/results.txt # "transport metric size source value" lines
+: >"$RESULTS"
+
+# A port base per run, so back-to-back runs never meet a port in TIME_WAIT.
+PORT=$((20000 + ($$ % 20000)))
+next_port() { PORT=$((PORT + 1)); }
+
+set_transport() {
+	unset UCX_TLS UCX_NET_DEVICES
+	case $1 in
+	shm) export UCX_TLS=self,sm,cma ;;
+	tcp) export UCX_TLS=tcp UCX_NET_DEVICES=lo ;;
+	*) echo "unknown transport $1 (shm, tcp)" >&2; exit 2 ;;
+	esac
+}
+
+# Percent of CPU time not idle over half a second (other work on the box).
+cpu_busy() {
+	local a b
+	a=$(head -1 /proc/stat)
+	sleep 0.5
+	b=$(head -1 /proc/stat)
+	echo "$a
+$b" | awk '{ idle[NR] = $5 + $6; tot[NR] = 0; for (i = 2; i <= NF; i++) tot[NR] += $i }
+		END { d = tot[2] - tot[1]; busy = 0; if (d > 0) busy = 100 * (1 - (idle[2] - idle[1]) / d); printf "%d\n", busy }'
+}
+
+# Wait until something listens on TCP port $1 (at most 10 s).
+wait_listen() {
+	for _ in $(seq 1 500); do
+		[ -n "$(ss -ltnH "sport = :$1" 2>/dev/null)" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+# ---- softdoca -------------------------------------------------------------
+
+# run_softdoca TRANSPORT SERVE: one server/client pair, every test.
+run_softdoca() {
+	local tr=$1 serve=$2 log=$OUT/softdoca_$1_$2
+	local sizes
+	sizes=$(echo "$SIZES" | tr ' ' ',')
+	next_port
+	timeout 120 "$PERF" --server --port "$PORT" --serve "$serve" >"$log.server" 2>&1 &
+	local spid=$!
+	timeout 120 "$PERF" --client 127.0.0.1 --port "$PORT" --sizes "$sizes" --time "$SD_TIME" \
+		--lat-iters "$LAT_ITERS" --lat-warmup "$LAT_WARMUP" >"$log.client" 2>&1
+	local crc=$?
+	wait "$spid"
+	local src=$?
+	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		echo "# softdoca $tr serve=$serve: client exit $crc, server exit $src; see $log.*" >&2
+		sed 's/^/#   /' "$log.client" | tail -5 >&2
+	fi
+	# write_bw size=N ... MB/s=X   /   write_lat ... median_us=X avg_us=Y
+	awk -v tr="$tr" -v src="softdoca_$serve" '
+		/^(write_bw|read_bw) / {
+			size = ""; v = ""
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "size") size = kv[2]
+				if (kv[1] == "MB/s") v = kv[2]
+			}
+			print tr, $1, size, src, v
+		}
+		/^write_lat / {
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if (kv[1] == "median_us") med = kv[2]
+				if (kv[1] == "avg_us") avg = kv[2]
+			}
+			print tr, "lat_median", 8, src, med
+			print tr, "lat_avg", 8, src, avg
+		}' "$log.client" >>"$RESULTS"
+	printf '#   softdoca serve=%-8s %s\n' "$serve" "$(grep -c -E '^(write|read)_' "$log.client") measurements"
+}
+
+# ---- ucx_perftest -------------------------------------------------------------
+
+# Iterations for about UCX_SECS seconds of test TEST at SIZE on TRANSPORT,
+# from a rough expected rate (bytes/s) on a small machine; a faster box
+# just finishes sooner.
+ucx_iters() {
+	local tr=$1 test=$2 size=$3
+	awk -v tr="$tr" -v t="$test" -v s="$size" -v secs="$UCX_SECS" 'BEGIN {
+		# expected bytes/s and messages/s ceilings
+		if (tr == "shm") { bw = 10e9; mr = 3e6 } else { bw = 2e9; mr = 5e5 }
+		if (tr == "tcp" && (t == "ucp_put_bw" || t == "ucp_get")) bw = 0.6e9
+		if (t == "ucp_get") mr = mr / 4
+		rate = bw / s; if (rate > mr) rate = mr
+		n = int(rate * secs); if (n < 20) n = 20
+		print n
+	}'
+}
+
+# run_ucx TRANSPORT TEST SIZE ITERS WARMUP: sets UCX_LINE to the final CSV
+# line (iterations,median_lat,avg_lat,overall_lat,avg_bw,overall_bw,...),
+# empty on failure. (No subshell: next_port must advance for the caller.)
+run_ucx() {
+	UCX_LINE=""
+	local tr=$1 test=$2 size=$3 n=$4 w=$5 log=$OUT/ucx_$1_$2_$3
+	next_port
+	timeout 60 ucx_perftest -p "$PORT" >"$log.server" 2>&1 &
+	local spid=$!
+	if ! wait_listen "$PORT"; then
+		echo "# ucx_perftest server did not listen on $PORT" >&2
+		kill "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		return
+	fi
+	timeout 60 ucx_perftest 127.0.0.1 -p "$PORT" -t "$test" -s "$size" -n "$n" -w "$w" -v >"$log.client" 2>&1
+	local crc=$?
+	wait "$spid" 2>/dev/null
+	if [ "$crc" -ne 0 ]; then
+		echo "# ucx_perftest $test -s $size on $tr failed (exit $crc)" >&2
+		sed 's/^/#   /' "$log.client" | tail -3 >&2
+		return
+	fi
+	UCX_LINE=$(grep -E '^ *[0-9]+,' "$log.client" | tail -1)
+}
+
+# ucx_perftest's MB/s are MiB/s; ours are 10^6 bytes/s.
+run_ucx_bw() {
+	local tr=$1 test=$2 size=$3 n
+	n=$(ucx_iters "$tr" "$test" "$size")
+	run_ucx "$tr" "$test" "$size" "$n" $(((n + 9) / 10))
+	[ -n "$UCX_LINE" ] || return
+	echo "$UCX_LINE" |
+		awk -F, -v tr="$tr" -v t="$test" -v s="$size" '{ printf "%s %s %s ucx %.1f\n", tr, t, s, $6 * 1.048576 }'
+}
+
+run_ucx_all() {
+	local tr=$1
+	for size in $SIZES; do
+		for test in ucp_put_bw ucp_am_bw ucp_get; do
+			run_ucx_bw "$tr" "$test" "$size" >>"$RESULTS"
+		done
+	done
+	# Latency tests report half the round trip.
+	run_ucx "$tr" ucp_am_lat 8 "$LAT_ITERS" "$LAT_WARMUP"
+	if [ -n "$UCX_LINE" ]; then
+		echo "$UCX_LINE" | awk -F, -v tr="$tr" '{
+			printf "%s ucp_am_lat_median 8 ucx %.3f\n", tr, 2 * $2
+			printf "%s ucp_am_lat_avg 8 ucx %.3f\n", tr, 2 * $4 }' >>"$RESULTS"
+	fi
+	printf '#   ucx_perftest: %s runs\n' "$(grep -c "^$tr .* ucx " "$RESULTS")"
+}
+
+# ---- run ------------------------------------------------------------------
+
+START=$(date +%s)
+BUSY0=$(cpu_busy)
+for tr in $TRANSPORTS; do
+	set_transport "$tr"
+	echo "# transport $tr: UCX_TLS=$UCX_TLS${UCX_NET_DEVICES:+ UCX_NET_DEVICES=$UCX_NET_DEVICES}"
+	run_softdoca "$tr" progress
+	run_softdoca "$tr" block
+	[ "$HAVE_UCX" = 1 ] && run_ucx_all "$tr"
+done
+
+# ---- table ----------------------------------------------------------------
+
+echo
+echo "softdoca vs UCX on $(nproc) CPUs, $(ucx_info -v 2>/dev/null | sed -n 's/^# \(Version .*\)/UCX \1/p')$([ "$QUICK" = 1 ] && echo ', quick run')"
+echo "bandwidth in MB/s (10^6 B/s), higher is better; latency = 8-byte write round trip in us, lower is better"
+echo "progress: the server calls doca_pe_progress; block: the server sleeps in read(2), the service thread serves"
+if [ "$BUSY0" -gt 10 ]; then
+	echo "WARNING: the CPUs were ${BUSY0}% busy before the run started: other work shares them, figures are noisy"
+fi
+awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" '
+	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++ntr] = $1 } }
+	function get(tr, m, s, src,  k) { k = tr SUBSEP m SUBSEP s SUBSEP src; return (k in v) ? v[k] : "" }
+	function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
+	function fmt(x) { return x == "" ? "-" : x }
+	function human(s) { return s >= 1048576 ? s / 1048576 "M" : s >= 1024 ? s / 1024 "K" : s }
+	function best(a, b) { return a == "" ? b : b == "" ? a : (a + 0 >= b + 0 ? a : b) }
+	# ok/MISS for a ratio against its target
+	function verdict(r, kind) {
+		if (r == "-") return "-"
+		if (kind == "bw") return (r + 0 >= bwt) ? "ok" : "MISS"
+		return (r + 0 <= latt) ? "ok" : "MISS"
+	}
+	function row(tr, metric, size, sp, sb, c1, c2, r1p, r1b, r2p, r2b, tgt) {
+		printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", tr, metric, size, fmt(sp), fmt(sb), fmt(c1),
+		       fmt(c2), r1p, r1b, r2p, r2b, tgt
+	}
+	END {
+		n = split(sizelist, sizes, " ")
+		for (t = 1; t <= ntr; t++) {
+			tr = order[t]
+			print ""
+			printf "%-4s %-10s %4s %9s %9s %9s %9s %13s %13s  %s\n", "", "", "", "softdoca", "softdoca", "UCX", "UCX",
+			       "vs UCX best", "vs UCX am", "target"
+			printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", "tr", "metric", "size", "progress", "block",
+			       "put|get", "am_bw", "prog", "block", "prog", "block", "(prog/block)"
+			for (m = 1; m <= 2; m++) {
+				metric = m == 1 ? "write_bw" : "read_bw"
+				for (i = 1; i <= n; i++) {
+					s = sizes[i]
+					rma = get(tr, m == 1 ? "ucp_put_bw" : "ucp_get", s, "ucx")
+					am = get(tr, "ucp_am_bw", s, "ucx")
+					ref = best(rma, am)
+					sp = get(tr, metric, s, "softdoca_progress"); sb = get(tr, metric, s, "softdoca_block")
+					rp = ratio(sp, ref); rb = ratio(sb, ref)
+					tgt = s >= large ? ">=" bwt ": " verdict(rp, "bw") "/" verdict(rb, "bw") : ""
+					row(tr, metric, human(s), sp, sb, rma, am, rp, rb, ratio(sp, am), ratio(sb, am), tgt)
+				}
+			}
+			for (m = 1; m <= 2; m++) {
+				stat = m == 1 ? "median" : "avg"
+				ref = get(tr, "ucp_am_lat_" stat, 8, "ucx")
+				sp = get(tr, "lat_" stat, 8, "softdoca_progress"); sb = get(tr, "lat_" stat, 8, "softdoca_block")
+				rp = ratio(sp, ref); rb = ratio(sb, ref)
+				tgt = stat == "median" ? "<=" latt ": " verdict(rp, "lat") "/" verdict(rb, "lat") : ""
+				row(tr, "lat_" stat, 8, sp, sb, "", ref, rp, rb, rp, rb, tgt)
+			}
+		}
+	}' "$RESULTS"
+echo
+echo "ratios are softdoca / UCX. UCX best = the better of put_bw (get for reads) and am_bw at that size;"
+echo "latency rows compare with ucp_am_lat's round trip (twice the one-way figure it prints)."
+echo "targets: bandwidth from $((LARGE / 1048576))M up >= ${BW_TARGET}x UCX best; median round trip <= ${LAT_TARGET}x UCX."
+if [ -n "$KEEP" ]; then
+	echo "raw output in $KEEP; $(($(date +%s) - START)) s"
+else
+	rm -rf "$OUT"
+	echo "$(($(date +%s) - START)) s (--keep DIR keeps the raw output)"
+fi
+exit 0

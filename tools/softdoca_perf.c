@@ -1,0 +1,1255 @@
+/*
+ * softdoca_perf — DOCA RDMA performance between two processes, through the
+ * public API only.
+ *
+ *   softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]
+ *   softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST]
+ *                 [--sizes LIST] [--time SEC] [--window N]
+ *                 [--lat-iters N] [--lat-warmup N]
+ *
+ * The server exports a memory region and serves; the client runs the tests
+ * against it and prints one line per measurement:
+ *
+ *   write_bw size=65536 window=32 serve=progress msgs=40123 secs=0.500 MB/s=5258.4
+ *   read_bw  size=65536 window=32 serve=progress msgs=... secs=... MB/s=...
+ *   write_lat size=8 serve=progress iters=20000 avg_us=2.31 median_us=2.10
+ *             p99_us=3.90 min_us=1.80 submit_us=0.21
+ *
+ * MB/s is 10^6 bytes per second of completed tasks. A latency is the round
+ * trip of one 8-byte write: doca_task_submit, then doca_pe_progress in a
+ * busy loop until the completion callback has run; submit_us is the part
+ * of it spent inside doca_task_submit.
+ *
+ * Serving: with --serve progress the server calls doca_pe_progress in a
+ * loop (a DOCA application that polls); with --serve block it sits in a
+ * blocking read(2) on the control socket and never progresses, so the
+ * library's service thread must do the target's work (as a NIC would for
+ * a responder blocked in getchar()).
+ *
+ * Out of band: a TCP connection from the client to the server's port
+ * carries the descriptors and the end of the run, as frames of one type
+ * byte, a 4-byte big-endian length and the payload:
+ *
+ *   client -> server  'H' hello: magic, version, region length (8 bytes)
+ *                     'C' the client's connection descriptor
+ *                     'D' done: the server tears down and exits
+ *   server -> client  'I' info: how it serves (0 progress, 1 block)
+ *                     'C' the server's connection descriptor
+ *                     'M' the server's mmap descriptor
+ *
+ * Every frame is checked (type, length bound) before use. The client
+ * retries the TCP connect for a few seconds, so the server may start
+ * second. Sizes take K, M and G suffixes (powers of 1024).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_error.h>
+#include <doca_log.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
+#include <doca_types.h>
+
+/* ------------------------------------------------------------------ */
+/* Limits and defaults                                                  */
+
+#define DEFAULT_PORT 18515
+#define DEFAULT_DEVICE "soft_lo"
+#define DEFAULT_SIZES "1K,4K,16K,64K,256K,1M,4M,16M"
+#define DEFAULT_TESTS "write_bw,read_bw,write_lat"
+#define DEFAULT_TIME_S 0.5
+#define DEFAULT_LAT_ITERS 20000u
+#define DEFAULT_LAT_WARMUP 2000u
+#define LAT_SIZE 8u
+
+#define MAX_SIZES 32u
+#define MAX_WINDOW 256u           /* tasks in flight, per test */
+#define MAX_REGION (1ull << 30)   /* what a client may ask the server for */
+#define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
+#define HELLO_MAGIC 0x53445046u   /* "SDPF" */
+#define HELLO_VERSION 1u
+
+#define CONNECT_RETRY_S 10.0      /* client: TCP connect to a server not up yet */
+#define ESTABLISH_WAIT_S 20.0     /* the RDMA connection */
+#define DRAIN_WAIT_S 20.0         /* in-flight tasks after a measurement */
+#define STOP_WAIT_S 10.0          /* doca_ctx_stop reaching IDLE */
+#define SERVE_POLL_EVERY 1024u    /* server, progress mode: look at the socket this often */
+#define CLOCK_EVERY 16u           /* bandwidth tests: read the clock this often */
+
+/* ------------------------------------------------------------------ */
+/* Types                                                                */
+
+enum serve_mode { SERVE_PROGRESS = 0, SERVE_BLOCK = 1 };
+
+enum test_kind { TEST_WRITE_BW, TEST_READ_BW, TEST_WRITE_LAT };
+
+static const char *const test_names[] = {
+	[TEST_WRITE_BW] = "write_bw",
+	[TEST_READ_BW] = "read_bw",
+	[TEST_WRITE_LAT] = "write_lat",
+};
+
+/* One task of a measurement and the bufs it moves between. */
+struct slot {
+	struct perf *perf;
+	struct doca_task *task;
+	struct doca_buf *local;
+	struct doca_buf *remote;
+};
+
+/* The measurement that is running. */
+struct run {
+	enum test_kind kind;
+	size_t size;
+	bool resubmit;         /* completion callbacks submit the task again */
+	uint64_t completed;    /* successful completions */
+	uint32_t inflight;
+	doca_error_t error;    /* first failure, DOCA_SUCCESS if none */
+	const char *error_where;
+};
+
+struct options {
+	bool server;
+	const char *host;
+	const char *port;
+	const char *device;
+	enum serve_mode serve;
+	bool tests[3];
+	size_t sizes[MAX_SIZES];
+	uint32_t num_sizes;
+	double time_s;
+	uint32_t window; /* 0: by size */
+	uint32_t lat_iters;
+	uint32_t lat_warmup;
+};
+
+struct perf {
+	const struct options *opt;
+	int sock;
+
+	/* DOCA objects. */
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct doca_rdma *rdma;
+	struct doca_ctx *ctx;
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *lmmap;
+	struct doca_mmap *rmmap;
+	struct doca_rdma_connection *conn;
+	enum doca_ctx_states state;
+	bool established, conn_failed;
+
+	/* Memory: ours, and the peer's as its descriptor says. */
+	uint8_t *region;
+	size_t region_len;
+	uint8_t *raddr;
+	size_t rlen;
+
+	enum serve_mode peer_serve; /* client: how the server serves */
+	struct run run;
+	/* The tasks of the running measurement: here, not on a stack, since
+	 * a task that outlives a failed measurement still calls back. */
+	struct slot slots[MAX_WINDOW];
+};
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                        */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "softdoca_perf: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+#define CHECK(call)                                                                                       \
+	do {                                                                                              \
+		doca_error_t err_ = (call);                                                               \
+		if (err_ != DOCA_SUCCESS)                                                                 \
+			return fail("%s returned %s (%s)", #call, doca_error_get_name(err_),              \
+				    doca_error_get_descr(err_));                                          \
+	} while (0)
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+/* "64K" -> 65536. */
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return -1;
+	switch (*end) {
+	case 'K':
+	case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end != '\0' || v == 0 || v > MAX_REGION)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Tasks in flight for a bandwidth test of this size: many small ones,
+ * fewer large ones (a few are enough to keep a copy engine busy). */
+static uint32_t window_for(const struct options *opt, size_t size)
+{
+	if (opt->window != 0)
+		return opt->window;
+	if (size <= 64 * 1024)
+		return 32;
+	if (size <= 1024 * 1024)
+		return 16;
+	return 4;
+}
+
+/* ------------------------------------------------------------------ */
+/* Out of band: frames over a TCP socket                                */
+
+static int oob_write_all(int fd, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return fail("control socket: send failed: %s", n < 0 ? strerror(errno) : "closed");
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* 0 when all len bytes came, 1 on end of file before the first byte. */
+static int oob_read_all(int fd, void *data, size_t len)
+{
+	uint8_t *p = data;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return fail("control socket: read failed: %s", strerror(errno));
+		if (n == 0) {
+			if (got == 0)
+				return 1;
+			return fail("control socket: closed in the middle of a frame");
+		}
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static int oob_send(int fd, char type, const void *payload, size_t len)
+{
+	uint8_t hdr[5];
+
+	if (len > MAX_FRAME)
+		return fail("control frame '%c' of %zu bytes is too large", type, len);
+	hdr[0] = (uint8_t)type;
+	put_be32(hdr + 1, (uint32_t)len);
+	if (oob_write_all(fd, hdr, sizeof(hdr)) != 0)
+		return -1;
+	return len > 0 ? oob_write_all(fd, payload, len) : 0;
+}
+
+/* Receive one frame of type `want` into malloc'd memory (*payload may be
+ * NULL when len is 0). 1 on end of file. */
+static int oob_recv(int fd, char want, uint8_t **payload, size_t *len)
+{
+	uint8_t hdr[5], *buf;
+	uint32_t n;
+	int r;
+
+	r = oob_read_all(fd, hdr, sizeof(hdr));
+	if (r != 0)
+		return r;
+	n = get_be32(hdr + 1);
+	if (hdr[0] != (uint8_t)want)
+		return fail("control socket: expected frame '%c', got 0x%02x", want, hdr[0]);
+	if (n > MAX_FRAME)
+		return fail("control socket: frame '%c' claims %" PRIu32 " bytes (limit %u)", want, n, MAX_FRAME);
+	buf = malloc(n + 1u);
+	if (buf == NULL)
+		return fail("out of memory");
+	if (n > 0 && oob_read_all(fd, buf, n) != 0) {
+		free(buf);
+		return fail("control socket: frame '%c' cut short", want);
+	}
+	*payload = buf;
+	*len = n;
+	return 0;
+}
+
+static int oob_listen_accept(const char *port)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	struct addrinfo *res = NULL, *ai;
+	int lfd = -1, fd, one = 1, rc;
+
+	rc = getaddrinfo(NULL, port, &hints, &res);
+	if (rc != 0)
+		return fail("port %s: %s", port, gai_strerror(rc));
+	/* Prefer IPv6 (dual stack), then whatever binds. */
+	for (int pass = 0; pass < 2 && lfd < 0; pass++) {
+		for (ai = res; ai != NULL; ai = ai->ai_next) {
+			if ((pass == 0) != (ai->ai_family == AF_INET6))
+				continue;
+			lfd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+			if (lfd < 0)
+				continue;
+			setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(lfd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(lfd, 1) == 0)
+				break;
+			close(lfd);
+			lfd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (lfd < 0)
+		return fail("cannot listen on port %s: %s", port, strerror(errno));
+	printf("# server listening on port %s\n", port);
+	fflush(stdout);
+	do
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		fail("accept on port %s: %s", port, strerror(errno));
+	close(lfd);
+	if (fd >= 0)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+static int oob_connect(const char *host, const char *port)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+	double deadline = now_s() + CONNECT_RETRY_S;
+	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 20 * 1000 * 1000};
+	int one = 1, rc, err = 0;
+
+	for (;;) {
+		struct addrinfo *res = NULL, *ai;
+		int fd = -1;
+
+		rc = getaddrinfo(host, port, &hints, &res);
+		if (rc != 0)
+			return fail("%s port %s: %s", host, port, gai_strerror(rc));
+		for (ai = res; ai != NULL; ai = ai->ai_next) {
+			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+			if (fd < 0)
+				continue;
+			if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+				break;
+			err = errno;
+			close(fd);
+			fd = -1;
+		}
+		freeaddrinfo(res);
+		if (fd >= 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			return fd;
+		}
+		if (now_s() > deadline)
+			return fail("cannot connect to %s port %s within %.0f s: %s", host, port, CONNECT_RETRY_S,
+				    strerror(err));
+		nanosleep(&tick, NULL);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Callbacks                                                            */
+
+static void state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev,
+		     enum doca_ctx_states next)
+{
+	struct perf *p = user_data.ptr;
+
+	(void)ctx;
+	(void)prev;
+	p->state = next;
+}
+
+static void conn_request_cb(struct doca_rdma_connection *conn, union doca_data ctx_user_data)
+{
+	(void)ctx_user_data;
+	(void)doca_rdma_connection_reject(conn);
+}
+
+static void conn_established_cb(struct doca_rdma_connection *conn, union doca_data conn_user_data,
+				union doca_data ctx_user_data)
+{
+	struct perf *p = ctx_user_data.ptr;
+
+	(void)conn;
+	(void)conn_user_data;
+	p->established = true;
+}
+
+static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data conn_user_data,
+			    union doca_data ctx_user_data)
+{
+	struct perf *p = ctx_user_data.ptr;
+
+	(void)conn;
+	(void)conn_user_data;
+	p->conn_failed = true;
+}
+
+/* A task finished well: count it and, while the measurement runs, send
+ * it again at once (DOCA allows resubmitting from the callback). */
+static void task_done(struct slot *s)
+{
+	struct run *r = &s->perf->run;
+	doca_error_t err;
+
+	r->completed++;
+	if (!r->resubmit || r->error != DOCA_SUCCESS) {
+		r->inflight--;
+		return;
+	}
+	if (r->kind == TEST_READ_BW)
+		(void)doca_buf_reset_data_len(s->local);
+	err = doca_task_submit(s->task);
+	if (err != DOCA_SUCCESS) {
+		r->inflight--;
+		r->error = err;
+		r->error_where = "doca_task_submit (resubmit)";
+	}
+}
+
+static void task_failed(struct slot *s, struct doca_task *task)
+{
+	struct run *r = &s->perf->run;
+
+	r->inflight--;
+	if (r->error == DOCA_SUCCESS) {
+		r->error = doca_task_get_status(task);
+		r->error_where = "completion";
+	}
+}
+
+static void write_ok_cb(struct doca_rdma_task_write *task, union doca_data task_user_data,
+			union doca_data ctx_user_data)
+{
+	(void)task;
+	(void)ctx_user_data;
+	task_done(task_user_data.ptr);
+}
+
+static void write_err_cb(struct doca_rdma_task_write *task, union doca_data task_user_data,
+			 union doca_data ctx_user_data)
+{
+	(void)ctx_user_data;
+	task_failed(task_user_data.ptr, doca_rdma_task_write_as_task(task));
+}
+
+static void read_ok_cb(struct doca_rdma_task_read *task, union doca_data task_user_data,
+		       union doca_data ctx_user_data)
+{
+	(void)task;
+	(void)ctx_user_data;
+	task_done(task_user_data.ptr);
+}
+
+static void read_err_cb(struct doca_rdma_task_read *task, union doca_data task_user_data,
+			union doca_data ctx_user_data)
+{
+	(void)ctx_user_data;
+	task_failed(task_user_data.ptr, doca_rdma_task_read_as_task(task));
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup and teardown (both roles)                                      */
+
+static int open_device(struct perf *p, const char *ibdev)
+{
+	struct doca_devinfo **list = NULL;
+	uint32_t n = 0;
+	doca_error_t err = DOCA_ERROR_NOT_FOUND;
+	char names[512] = "";
+
+	CHECK(doca_devinfo_create_list(&list, &n));
+	for (uint32_t i = 0; i < n; i++) {
+		char name[DOCA_DEVINFO_IBDEV_NAME_SIZE];
+		size_t used = strlen(names);
+
+		if (doca_devinfo_get_ibdev_name(list[i], name, sizeof(name)) != DOCA_SUCCESS)
+			continue;
+		if (strcmp(name, ibdev) == 0) {
+			err = doca_dev_open(list[i], &p->dev);
+			break;
+		}
+		snprintf(names + used, sizeof(names) - used, " %s", name);
+	}
+	doca_devinfo_destroy_list(list);
+	if (err == DOCA_ERROR_NOT_FOUND)
+		return fail("no device named %s (found:%s)", ibdev, names);
+	if (err != DOCA_SUCCESS)
+		return fail("doca_dev_open(%s) returned %s", ibdev, doca_error_get_name(err));
+	return 0;
+}
+
+static int wait_state(struct perf *p, enum doca_ctx_states want, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+
+	while (p->state != want) {
+		if (now_s() > deadline)
+			return fail("the context did not reach state %d within %.0f s (state %d)", (int)want,
+				    timeout_s, (int)p->state);
+		(void)doca_pe_progress(p->pe);
+	}
+	return 0;
+}
+
+/* Device, PE, the local region's mmap, buf inventory and a started RDMA
+ * context able to carry MAX_WINDOW writes and reads at once. */
+static int setup(struct perf *p, size_t region_len)
+{
+	const uint32_t perms = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+			       DOCA_ACCESS_FLAG_RDMA_WRITE;
+	union doca_data ud = {.ptr = p};
+	doca_error_t err;
+
+	p->region_len = region_len;
+	p->region = aligned_alloc(4096, (region_len + 4095) & ~(size_t)4095);
+	if (p->region == NULL)
+		return fail("cannot allocate %zu bytes", region_len);
+	memset(p->region, 0xa5, region_len); /* fault every page in now, not while measuring */
+
+	if (open_device(p, p->opt->device) != 0)
+		return -1;
+	CHECK(doca_pe_create(&p->pe));
+	CHECK(doca_mmap_create(&p->lmmap));
+	CHECK(doca_mmap_set_memrange(p->lmmap, p->region, region_len));
+	CHECK(doca_mmap_set_permissions(p->lmmap, perms));
+	CHECK(doca_mmap_add_dev(p->lmmap, p->dev));
+	CHECK(doca_mmap_start(p->lmmap));
+	CHECK(doca_buf_inventory_create(2 * MAX_WINDOW + 8, &p->inv));
+	CHECK(doca_buf_inventory_start(p->inv));
+
+	CHECK(doca_rdma_create(p->dev, &p->rdma));
+	p->ctx = doca_rdma_as_ctx(p->rdma);
+	CHECK(doca_rdma_set_permissions(p->rdma, perms));
+	CHECK(doca_rdma_set_max_num_connections(p->rdma, 1));
+	CHECK(doca_rdma_set_send_queue_size(p->rdma, MAX_WINDOW));
+	CHECK(doca_rdma_task_write_set_conf(p->rdma, write_ok_cb, write_err_cb, MAX_WINDOW));
+	CHECK(doca_rdma_task_read_set_conf(p->rdma, read_ok_cb, read_err_cb, MAX_WINDOW));
+	CHECK(doca_rdma_set_connection_state_callbacks(p->rdma, conn_request_cb, conn_established_cb,
+						       conn_failure_cb, conn_failure_cb));
+	CHECK(doca_ctx_set_user_data(p->ctx, ud));
+	CHECK(doca_ctx_set_state_changed_cb(p->ctx, state_cb));
+	CHECK(doca_pe_connect_ctx(p->pe, p->ctx));
+	err = doca_ctx_start(p->ctx);
+	if (err != DOCA_SUCCESS && err != DOCA_ERROR_IN_PROGRESS)
+		return fail("doca_ctx_start returned %s", doca_error_get_name(err));
+	return wait_state(p, DOCA_CTX_STATE_RUNNING, ESTABLISH_WAIT_S);
+}
+
+static void teardown(struct perf *p)
+{
+	if (p->ctx != NULL && p->state != DOCA_CTX_STATE_IDLE) {
+		doca_error_t err = doca_ctx_stop(p->ctx);
+
+		if (err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS)
+			(void)wait_state(p, DOCA_CTX_STATE_IDLE, STOP_WAIT_S);
+	}
+	if (p->inv != NULL) {
+		(void)doca_buf_inventory_stop(p->inv);
+		(void)doca_buf_inventory_destroy(p->inv);
+	}
+	if (p->rmmap != NULL) {
+		(void)doca_mmap_stop(p->rmmap);
+		(void)doca_mmap_destroy(p->rmmap);
+	}
+	if (p->rdma != NULL && p->state == DOCA_CTX_STATE_IDLE)
+		(void)doca_rdma_destroy(p->rdma);
+	if (p->pe != NULL && p->state == DOCA_CTX_STATE_IDLE)
+		(void)doca_pe_destroy(p->pe);
+	if (p->lmmap != NULL) {
+		(void)doca_mmap_stop(p->lmmap);
+		(void)doca_mmap_destroy(p->lmmap);
+	}
+	if (p->dev != NULL)
+		(void)doca_dev_close(p->dev);
+	free(p->region);
+}
+
+/* Our connection descriptor to the peer; bind to the peer's. */
+static int exchange_conn(struct perf *p)
+{
+	const void *desc;
+	size_t desc_len, peer_len;
+	uint8_t *peer;
+	doca_error_t err;
+
+	CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conn));
+	if (oob_send(p->sock, 'C', desc, desc_len) != 0)
+		return -1;
+	if (oob_recv(p->sock, 'C', &peer, &peer_len) != 0)
+		return fail("no connection descriptor from the peer");
+	err = doca_rdma_connect(p->rdma, peer, peer_len, p->conn);
+	free(peer);
+	if (err != DOCA_SUCCESS)
+		return fail("doca_rdma_connect with the peer's %zu-byte descriptor returned %s", peer_len,
+			    doca_error_get_name(err));
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Server                                                               */
+
+/* Serve until the client says 'D' (or goes away). */
+static int server_serve(struct perf *p)
+{
+	uint8_t *payload;
+	size_t len;
+	int r;
+
+	if (p->opt->serve == SERVE_PROGRESS) {
+		for (;;) {
+			struct pollfd pfd = {.fd = p->sock, .events = POLLIN, .revents = 0};
+
+			for (uint32_t i = 0; i < SERVE_POLL_EVERY; i++)
+				(void)doca_pe_progress(p->pe);
+			r = poll(&pfd, 1, 0);
+			if (r < 0 && errno != EINTR)
+				return fail("poll on the control socket: %s", strerror(errno));
+			if (r > 0)
+				break;
+		}
+	}
+	/* Block mode: this read is where the server spends the whole run. */
+	r = oob_recv(p->sock, 'D', &payload, &len);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		free(payload);
+	return 0;
+}
+
+static int server_main(struct perf *p)
+{
+	uint8_t *hello, info;
+	size_t len;
+	const void *mdesc;
+	size_t mdesc_len;
+	uint64_t region_len;
+	int r;
+
+	p->sock = oob_listen_accept(p->opt->port);
+	if (p->sock < 0)
+		return -1;
+	r = oob_recv(p->sock, 'H', &hello, &len);
+	if (r != 0)
+		return fail("no hello from the client");
+	if (len != 16 || get_be32(hello) != HELLO_MAGIC || get_be32(hello + 4) != HELLO_VERSION) {
+		free(hello);
+		return fail("the client's hello is not from this softdoca_perf (length %zu)", len);
+	}
+	region_len = get_be64(hello + 8);
+	free(hello);
+	if (region_len == 0 || region_len > MAX_REGION)
+		return fail("the client asks for a %" PRIu64 "-byte region (1 .. %llu)", region_len, MAX_REGION);
+	if (setup(p, (size_t)region_len) != 0)
+		return -1;
+	info = (uint8_t)p->opt->serve;
+	if (oob_send(p->sock, 'I', &info, 1) != 0)
+		return -1;
+	if (exchange_conn(p) != 0)
+		return -1;
+	CHECK(doca_mmap_export_rdma(p->lmmap, p->dev, &mdesc, &mdesc_len));
+	if (oob_send(p->sock, 'M', mdesc, mdesc_len) != 0)
+		return -1;
+	r = server_serve(p);
+	printf("# server done (%s)\n", p->opt->serve == SERVE_BLOCK ? "served without progress" : "progressed");
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Client: measurements                                                 */
+
+static const char *serve_name(enum serve_mode m)
+{
+	return m == SERVE_BLOCK ? "block" : "progress";
+}
+
+/* Allocate n tasks of the run's kind, each with its own local and remote
+ * buf over [0, size) of both regions. */
+static int slots_create(struct perf *p, struct slot *slots, uint32_t n, size_t size)
+{
+	bool rd = p->run.kind == TEST_READ_BW;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct slot *s = &slots[i];
+		union doca_data ud = {.ptr = s};
+
+		s->perf = p;
+		/* Writes: local data -> remote room. Reads: remote data -> local room. */
+		CHECK(doca_buf_inventory_buf_get_by_args(p->inv, p->lmmap, p->region, size, p->region, rd ? 0 : size,
+							 &s->local));
+		CHECK(doca_buf_inventory_buf_get_by_args(p->inv, p->rmmap, p->raddr, size, p->raddr, rd ? size : 0,
+							 &s->remote));
+		if (rd) {
+			struct doca_rdma_task_read *t;
+
+			CHECK(doca_rdma_task_read_allocate_init(p->rdma, p->conn, s->remote, s->local, ud, &t));
+			s->task = doca_rdma_task_read_as_task(t);
+		} else {
+			struct doca_rdma_task_write *t;
+
+			CHECK(doca_rdma_task_write_allocate_init(p->rdma, p->conn, s->local, s->remote, ud, &t));
+			s->task = doca_rdma_task_write_as_task(t);
+		}
+	}
+	return 0;
+}
+
+static void slots_destroy(struct slot *slots, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (slots[i].task != NULL)
+			doca_task_free(slots[i].task);
+		if (slots[i].local != NULL)
+			(void)doca_buf_dec_refcount(slots[i].local, NULL);
+		if (slots[i].remote != NULL)
+			(void)doca_buf_dec_refcount(slots[i].remote, NULL);
+		memset(&slots[i], 0, sizeof(slots[i]));
+	}
+}
+
+static int run_error(struct perf *p, const char *test, size_t size)
+{
+	return fail("%s size=%zu: a task failed at %s with %s (%s)", test, size, p->run.error_where,
+		    doca_error_get_name(p->run.error), doca_error_get_descr(p->run.error));
+}
+
+/* Let every task in flight finish (after a failure too: they complete
+ * with an error status). */
+static int run_drain(struct perf *p)
+{
+	double deadline = now_s() + DRAIN_WAIT_S;
+
+	p->run.resubmit = false;
+	while (p->run.inflight > 0) {
+		if (now_s() > deadline)
+			return fail("%u tasks still in flight %.0f s after the measurement%s", p->run.inflight,
+				    DRAIN_WAIT_S, p->conn_failed ? " (the connection failed)" : "");
+		(void)doca_pe_progress(p->pe);
+	}
+	if (p->conn_failed)
+		return fail("the connection failed during the measurement");
+	return 0;
+}
+
+/* Keep `window` tasks of `size` bytes in flight: a warm-up, then count the
+ * bytes completed over opt->time_s seconds of steady state. */
+static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
+{
+	struct slot *slots = p->slots;
+	uint32_t window = window_for(p->opt, size);
+	const char *name = test_names[kind];
+	double warm_s = p->opt->time_s / 5, t0, t1, t;
+	uint64_t c0, c1;
+	int rc = -1;
+
+	memset(&p->run, 0, sizeof(p->run));
+	p->run.kind = kind;
+	p->run.size = size;
+	p->run.error = DOCA_SUCCESS;
+	if (slots_create(p, slots, window, size) != 0)
+		goto out;
+	p->run.resubmit = true;
+	for (uint32_t i = 0; i < window; i++) {
+		doca_error_t err = doca_task_submit(slots[i].task);
+
+		if (err != DOCA_SUCCESS) {
+			p->run.error = err;
+			p->run.error_where = "doca_task_submit";
+			break;
+		}
+		p->run.inflight++;
+	}
+	/* Warm up: at least two windows' worth and warm_s seconds. The clock
+	 * is read every CLOCK_EVERY progress calls, not to weigh on the loop. */
+	t = now_s();
+	while (p->run.error == DOCA_SUCCESS && !p->conn_failed &&
+	       (now_s() - t < warm_s || p->run.completed < 2ull * window)) {
+		if (now_s() - t > DRAIN_WAIT_S) {
+			fail("%s size=%zu: only %" PRIu64 " tasks completed in %.0f s of warm-up", name, size,
+			     p->run.completed, DRAIN_WAIT_S);
+			p->run.resubmit = false;
+			(void)run_drain(p);
+			goto out;
+		}
+		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
+			(void)doca_pe_progress(p->pe);
+	}
+	t0 = now_s();
+	c0 = p->run.completed;
+	t1 = t0;
+	while (p->run.error == DOCA_SUCCESS && !p->conn_failed && t1 - t0 < p->opt->time_s) {
+		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
+			(void)doca_pe_progress(p->pe);
+		t1 = now_s();
+	}
+	c1 = p->run.completed;
+	if (run_drain(p) != 0)
+		goto out;
+	if (p->run.error != DOCA_SUCCESS) {
+		run_error(p, name, size);
+		goto out;
+	}
+	printf("%s size=%zu window=%u serve=%s msgs=%" PRIu64 " secs=%.3f MB/s=%.1f\n", name, size, window,
+	       serve_name(p->peer_serve), c1 - c0, t1 - t0, (double)(c1 - c0) * (double)size / (t1 - t0) / 1e6);
+	fflush(stdout);
+	rc = 0;
+out:
+	p->run.resubmit = false;
+	if (p->run.inflight == 0)
+		slots_destroy(slots, window);
+	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One 8-byte write at a time: submit, busy-progress until its callback
+ * ran, repeat. */
+static int measure_lat(struct perf *p)
+{
+	struct slot *slot = &p->slots[0];
+	uint32_t iters = p->opt->lat_iters, total = p->opt->lat_warmup + iters;
+	uint64_t *lat = calloc(iters, sizeof(*lat)), sum = 0, submit_sum = 0;
+	int rc = -1;
+
+	memset(&p->run, 0, sizeof(p->run));
+	p->run.kind = TEST_WRITE_LAT;
+	p->run.size = LAT_SIZE;
+	p->run.error = DOCA_SUCCESS;
+	if (lat == NULL) {
+		fail("out of memory");
+		goto out;
+	}
+	if (slots_create(p, slot, 1, LAT_SIZE) != 0)
+		goto out;
+	for (uint32_t i = 0; i < total; i++) {
+		uint64_t done = p->run.completed, t0 = now_ns(), t1, t2;
+		doca_error_t err;
+
+		err = doca_task_submit(slot->task);
+		t1 = now_ns();
+		if (err != DOCA_SUCCESS) {
+			p->run.error = err;
+			p->run.error_where = "doca_task_submit";
+			break;
+		}
+		p->run.inflight = 1;
+		/* A failed connection completes the task with an error. */
+		while (p->run.completed == done && p->run.error == DOCA_SUCCESS)
+			(void)doca_pe_progress(p->pe);
+		t2 = now_ns();
+		if (p->run.error != DOCA_SUCCESS)
+			break;
+		if (i >= p->opt->lat_warmup) {
+			lat[i - p->opt->lat_warmup] = t2 - t0;
+			sum += t2 - t0;
+			submit_sum += t1 - t0;
+		}
+	}
+	if (p->run.error != DOCA_SUCCESS) {
+		run_error(p, "write_lat", LAT_SIZE);
+		goto out;
+	}
+	qsort(lat, iters, sizeof(*lat), cmp_u64);
+	printf("write_lat size=%u serve=%s iters=%u avg_us=%.3f median_us=%.3f p99_us=%.3f min_us=%.3f "
+	       "submit_us=%.3f\n",
+	       LAT_SIZE, serve_name(p->peer_serve), iters, (double)sum / iters / 1e3, (double)lat[iters / 2] / 1e3,
+	       (double)lat[(uint64_t)iters * 99 / 100] / 1e3, (double)lat[0] / 1e3,
+	       (double)submit_sum / iters / 1e3);
+	fflush(stdout);
+	rc = 0;
+out:
+	slots_destroy(slot, 1);
+	free(lat);
+	return rc;
+}
+
+static size_t client_region_len(const struct options *opt)
+{
+	size_t len = LAT_SIZE;
+
+	if (opt->tests[TEST_WRITE_BW] || opt->tests[TEST_READ_BW])
+		for (uint32_t i = 0; i < opt->num_sizes; i++)
+			if (opt->sizes[i] > len)
+				len = opt->sizes[i];
+	return len;
+}
+
+static int client_connect(struct perf *p)
+{
+	uint8_t hello[16], *info, *mdesc;
+	size_t len, mlen;
+	void *addr = NULL;
+	double deadline;
+	doca_error_t err;
+
+	p->sock = oob_connect(p->opt->host, p->opt->port);
+	if (p->sock < 0)
+		return -1;
+	put_be32(hello, HELLO_MAGIC);
+	put_be32(hello + 4, HELLO_VERSION);
+	put_be64(hello + 8, client_region_len(p->opt));
+	if (oob_send(p->sock, 'H', hello, sizeof(hello)) != 0)
+		return -1;
+	if (setup(p, client_region_len(p->opt)) != 0)
+		return -1;
+	if (oob_recv(p->sock, 'I', &info, &len) != 0)
+		return fail("no info frame from the server");
+	if (len != 1 || info[0] > SERVE_BLOCK) {
+		free(info);
+		return fail("the server's info frame is malformed");
+	}
+	p->peer_serve = (enum serve_mode)info[0];
+	free(info);
+	if (exchange_conn(p) != 0)
+		return -1;
+	if (oob_recv(p->sock, 'M', &mdesc, &mlen) != 0)
+		return fail("no mmap descriptor from the server");
+	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->dev, &p->rmmap);
+	free(mdesc);
+	if (err != DOCA_SUCCESS)
+		return fail("doca_mmap_create_from_export of the server's %zu-byte descriptor returned %s", mlen,
+			    doca_error_get_name(err));
+	CHECK(doca_mmap_get_memrange(p->rmmap, &addr, &p->rlen));
+	if (p->rlen < p->region_len)
+		return fail("the server exported %zu bytes, %zu asked", p->rlen, p->region_len);
+	p->raddr = addr;
+	deadline = now_s() + ESTABLISH_WAIT_S;
+	while (!p->established) {
+		if (p->conn_failed)
+			return fail("the connection failed before it was established");
+		if (now_s() > deadline)
+			return fail("the connection was not established within %.0f s", ESTABLISH_WAIT_S);
+		(void)doca_pe_progress(p->pe);
+	}
+	return 0;
+}
+
+static int client_main(struct perf *p)
+{
+	const struct options *opt = p->opt;
+	int rc = 0;
+
+	if (client_connect(p) != 0)
+		return -1;
+	printf("# softdoca_perf client: device %s, server serves by %s, UCX_TLS=%s\n", opt->device,
+	       serve_name(p->peer_serve), getenv("UCX_TLS") != NULL ? getenv("UCX_TLS") : "(unset)");
+	fflush(stdout);
+	for (int k = TEST_WRITE_BW; k <= TEST_READ_BW && rc == 0; k++) {
+		if (!opt->tests[k])
+			continue;
+		for (uint32_t i = 0; i < opt->num_sizes && rc == 0; i++)
+			rc = measure_bw(p, (enum test_kind)k, opt->sizes[i]);
+	}
+	if (rc == 0 && opt->tests[TEST_WRITE_LAT])
+		rc = measure_lat(p);
+	if (oob_send(p->sock, 'D', NULL, 0) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Command line                                                         */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]\n"
+		"       softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST] [--sizes LIST]\n"
+		"                     [--time SEC] [--window N] [--lat-iters N] [--lat-warmup N]\n"
+		"  tests: write_bw,read_bw,write_lat (default all); sizes default " DEFAULT_SIZES "\n"
+		"  --time: seconds measured per size (default %.1f); --window: tasks in flight\n"
+		"  (default 32 up to 64K, 16 up to 1M, 4 above); device default " DEFAULT_DEVICE
+		", port %d\n",
+		DEFAULT_TIME_S, DEFAULT_PORT);
+}
+
+static int parse_tests(const char *s, struct options *opt)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int rc = 0;
+
+	if (copy == NULL)
+		return -1;
+	memset(opt->tests, 0, sizeof(opt->tests));
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		size_t k;
+
+		for (k = 0; k < sizeof(test_names) / sizeof(test_names[0]); k++)
+			if (strcmp(tok, test_names[k]) == 0)
+				break;
+		if (k == sizeof(test_names) / sizeof(test_names[0]))
+			rc = fail("unknown test %s (write_bw, read_bw, write_lat)", tok);
+		else
+			opt->tests[k] = true;
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_sizes(const char *s, struct options *opt)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int rc = 0;
+
+	if (copy == NULL)
+		return -1;
+	opt->num_sizes = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		if (opt->num_sizes == MAX_SIZES)
+			rc = fail("at most %u sizes", MAX_SIZES);
+		else if (parse_size(tok, &opt->sizes[opt->num_sizes]) != 0)
+			rc = fail("bad size %s (1 .. 1G, suffixes K M G)", tok);
+		else
+			opt->num_sizes++;
+	}
+	free(copy);
+	if (rc == 0 && opt->num_sizes == 0)
+		rc = fail("no sizes given");
+	return rc;
+}
+
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	static const struct option longopts[] = {
+		{"server", no_argument, NULL, 'S'},
+		{"client", required_argument, NULL, 'C'},
+		{"port", required_argument, NULL, 'p'},
+		{"device", required_argument, NULL, 'd'},
+		{"serve", required_argument, NULL, 'm'},
+		{"tests", required_argument, NULL, 't'},
+		{"sizes", required_argument, NULL, 's'},
+		{"time", required_argument, NULL, 'T'},
+		{"window", required_argument, NULL, 'w'},
+		{"lat-iters", required_argument, NULL, 'n'},
+		{"lat-warmup", required_argument, NULL, 'W'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int o;
+	bool role = false;
+
+	while ((o = getopt_long(argc, argv, "d:p:h", longopts, NULL)) != -1) {
+		switch (o) {
+		case 'S':
+			opt->server = true;
+			role = true;
+			break;
+		case 'C':
+			opt->host = optarg;
+			role = true;
+			break;
+		case 'p':
+			opt->port = optarg;
+			break;
+		case 'd':
+			opt->device = optarg;
+			break;
+		case 'm':
+			if (strcmp(optarg, "progress") == 0)
+				opt->serve = SERVE_PROGRESS;
+			else if (strcmp(optarg, "block") == 0)
+				opt->serve = SERVE_BLOCK;
+			else
+				return fail("bad --serve %s (progress, block)", optarg);
+			break;
+		case 't':
+			if (parse_tests(optarg, opt) != 0)
+				return -1;
+			break;
+		case 's':
+			if (parse_sizes(optarg, opt) != 0)
+				return -1;
+			break;
+		case 'T': {
+			char *end;
+
+			opt->time_s = strtod(optarg, &end);
+			if (*end != '\0' || !(opt->time_s >= 0.01 && opt->time_s <= 600))
+				return fail("bad --time %s (0.01 .. 600 seconds)", optarg);
+			break;
+		}
+		case 'w':
+			if (parse_u32(optarg, 1, MAX_WINDOW, &opt->window) != 0)
+				return fail("bad --window %s (1 .. %u)", optarg, MAX_WINDOW);
+			break;
+		case 'n':
+			if (parse_u32(optarg, 1, 100000000u, &opt->lat_iters) != 0)
+				return fail("bad --lat-iters %s", optarg);
+			break;
+		case 'W':
+			if (parse_u32(optarg, 0, 100000000u, &opt->lat_warmup) != 0)
+				return fail("bad --lat-warmup %s", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!role || (opt->server && opt->host != NULL) || optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = {
+		.port = NULL,
+		.device = DEFAULT_DEVICE,
+		.serve = SERVE_PROGRESS,
+		.time_s = DEFAULT_TIME_S,
+		.lat_iters = DEFAULT_LAT_ITERS,
+		.lat_warmup = DEFAULT_LAT_WARMUP,
+	};
+	static char default_port[16];
+	struct perf p;
+	struct doca_log_backend *sdk_log = NULL;
+	int rc;
+
+	snprintf(default_port, sizeof(default_port), "%d", DEFAULT_PORT);
+	opt.port = default_port;
+	if (parse_tests(DEFAULT_TESTS, &opt) != 0 || parse_sizes(DEFAULT_SIZES, &opt) != 0)
+		return 2;
+	if (parse_options(argc, argv, &opt) != 0)
+		return 2;
+	memset(&p, 0, sizeof(p));
+	p.opt = &opt;
+	p.sock = -1;
+	p.state = DOCA_CTX_STATE_IDLE;
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Library warnings and errors go to stderr. */
+	if (doca_log_backend_create_with_file_sdk(stderr, &sdk_log) == DOCA_SUCCESS)
+		(void)doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
+
+	rc = opt.server ? server_main(&p) : client_main(&p);
+	teardown(&p);
+	if (p.sock >= 0)
+		close(p.sock);
+	return rc == 0 ? 0 : 1;
+}
