@@ -514,6 +514,7 @@ doca_error_t engine_conn_reject(struct engine_conn *c)
 /* ---- client side -------------------------------------------------------- */
 
 doca_error_t engine_conn_connect_addr(struct engine_worker *w, const struct sockaddr *addr, socklen_t addr_len,
+				      void (*bind)(void *arg, struct engine_conn *conn), void *arg,
 				      struct engine_conn **conn_out)
 {
 	struct engine_conn *c;
@@ -532,6 +533,8 @@ doca_error_t engine_conn_connect_addr(struct engine_worker *w, const struct sock
 		goto out;
 	memcpy(&c->peer_sa, addr, addr_len);
 	c->peer_sa_len = addr_len;
+	if (bind != NULL)
+		bind(arg, c);
 	fd = cm_socket(addr->sa_family);
 	if (fd < 0) {
 		SDK_LOG_ERR("cannot make a socket: %s", strerror(errno));

@@ -193,12 +193,14 @@ static void ucx_put(struct engine_ucx *u)
 
 static struct {
 	pthread_mutex_t lock; /* held while the thread serves a worker, and to (un)register */
+	pthread_cond_t looped; /* signalled after each round of the thread's loop */
+	uint64_t loops;
 	pthread_t thread;
 	bool running;
 	int epfd;
 	int kickfd;           /* wakes the thread to recompute its sleep */
 	struct engine_worker *workers;
-} svc = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .kickfd = -1};
+} svc = {.lock = PTHREAD_MUTEX_INITIALIZER, .looped = PTHREAD_COND_INITIALIZER, .epfd = -1, .kickfd = -1};
 
 void engine_svc_kick(void)
 {
@@ -327,6 +329,8 @@ static void *svc_main(void *arg)
 		for (w = svc.workers; w != NULL; w = w->svc_next)
 			armed &= svc_serve(w, now);
 		timeout = armed ? svc_timeout_ms() : 1;
+		svc.loops++;
+		pthread_cond_broadcast(&svc.looped);
 		pthread_mutex_unlock(&svc.lock);
 	}
 	return NULL;
@@ -407,9 +411,13 @@ static doca_error_t svc_register(struct engine_worker *w)
 	return status;
 }
 
+/* After this returns, the service thread holds no event of w's fds: an
+ * epoll_wait that returned them before they were removed has been worked
+ * through (and skipped them, w being off the list). */
 static void svc_unregister(struct engine_worker *w)
 {
 	struct engine_worker **link;
+	uint64_t target;
 
 	pthread_mutex_lock(&svc.lock);
 	if (w->svc_registered) {
@@ -422,6 +430,14 @@ static void svc_unregister(struct engine_worker *w)
 		}
 		w->svc_registered = false;
 	}
+	target = svc.loops + 1;
+	pthread_mutex_unlock(&svc.lock);
+	if (pthread_equal(pthread_self(), svc.thread) || !svc.running)
+		return;
+	engine_svc_kick();
+	pthread_mutex_lock(&svc.lock);
+	while (svc.loops < target && svc.running)
+		pthread_cond_wait(&svc.looped, &svc.lock);
 	pthread_mutex_unlock(&svc.lock);
 }
 
@@ -543,6 +559,9 @@ void engine_worker_destroy(struct engine_worker *w)
 		;
 	pthread_mutex_unlock(&w->lock);
 	ucp_worker_destroy(w->ucp);
+	/* No UCX write can land any more: give back what in-flight
+	 * rendezvous receives still held (the memory regions). */
+	engine_target_abandon(w);
 	ucx_put(w->ucx);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++)
 		free(w->conns[i].desc);

@@ -157,7 +157,10 @@ void engine_conn_release(struct engine_conn *conn);
  * new connection, which the server accepts or rejects. */
 doca_error_t engine_listen(struct engine_worker *worker, uint16_t port);
 doca_error_t engine_listen_stop(struct engine_worker *worker, uint16_t port);
+/* bind(arg, conn) runs under the worker's lock before any traffic, so the
+ * caller can attach its own object (engine_conn_set_user) in time. */
 doca_error_t engine_conn_connect_addr(struct engine_worker *worker, const struct sockaddr *addr, socklen_t addr_len,
+				      void (*bind)(void *arg, struct engine_conn *conn), void *arg,
 				      struct engine_conn **conn_out);
 doca_error_t engine_conn_accept(struct engine_conn *conn, const void *private_data, uint8_t private_data_len);
 doca_error_t engine_conn_reject(struct engine_conn *conn);

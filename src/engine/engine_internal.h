@@ -53,12 +53,16 @@ enum engine_conn_state {
 
 /* An incoming operation the target could not finish at once: waiting for
  * rendezvous data, a posted receive, the local connect, or its turn. */
+struct rndv_ctx;
+struct tgt_resp;
+
 struct tgt_op {
 	struct wire_req req;
 	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
 	size_t data_len;       /* payload length (eager or rendezvous) */
 	bool rndv;             /* data is a rendezvous descriptor */
 	bool started;          /* execution began (rendezvous receive in flight) */
+	struct rndv_ctx *rndv_ctx; /* that receive, while in flight */
 	uint64_t deadline_ns;  /* fail with an RNR / not-connected error after this; 0 = never */
 	struct tgt_op *next;
 };
@@ -140,6 +144,8 @@ struct engine_worker {
 	 * UCX's to release if it finishes before the callback returns. */
 	struct tgt_op *handler_op;
 	bool handler_released;
+	struct rndv_ctx *rndv_list;         /* rendezvous receives in flight */
+	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
 	uint32_t cm_pending;                /* connections with a CM deadline */
@@ -194,5 +200,6 @@ void engine_target_kick_all(struct engine_worker *w);
 void engine_target_expire(struct engine_worker *w, uint64_t now);
 void engine_target_drop(struct engine_conn *conn);
 void engine_recv_fail_all(struct engine_worker *w, doca_error_t status);
+void engine_target_abandon(struct engine_worker *w);
 
 #endif /* SOFTDOCA_ENGINE_INTERNAL_H_ */

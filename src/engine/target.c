@@ -51,7 +51,20 @@ struct tgt_resp {
 	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
 	bool holds_region;
 	uint64_t small_payload;              /* an 8-byte payload travels from here */
+	struct tgt_resp *next;               /* the worker's list, while holding a region */
 };
+
+static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
+{
+	struct tgt_resp **link;
+
+	for (link = &w->resp_list; *link != NULL; link = &(*link)->next) {
+		if (*link == resp) {
+			*link = resp->next;
+			return;
+		}
+	}
+}
 
 static void op_release_data(struct engine_worker *w, struct tgt_op *op)
 {
@@ -133,6 +146,10 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = resp_sent;
 	p.user_data = resp;
+	if (resp->holds_region) {
+		resp->next = c->worker->resp_list;
+		c->worker->resp_list = resp;
+	}
 	req = ucp_am_send_nbx(ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
 	if (req == NULL)
 		resp_finish(resp, UCS_OK, false);
@@ -149,8 +166,10 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 
 	if (st != UCS_OK)
 		SDK_LOG_DBG("answer on connection %u not sent: %s", resp->conn->id, ucs_status_string(st));
-	if (resp->holds_region)
+	if (resp->holds_region) {
+		resp_unlink(resp->conn->worker, resp);
 		softdoca_mmap_region_release(&resp->region);
+	}
 	if (op != NULL && op->started) {
 		if (async)
 			tgt_op_finished(resp->conn, op);
@@ -301,7 +320,49 @@ struct rndv_ctx {
 	 * list until the receive completes. */
 	uint32_t num_iov;
 	struct engine_sge iov[ENGINE_MAX_SGE];
+	void *req;                           /* UCX's receive request */
+	struct rndv_ctx *next;               /* the worker's in-flight list */
 };
+
+static void rndv_unlink(struct engine_worker *w, struct rndv_ctx *x)
+{
+	struct rndv_ctx **link;
+
+	for (link = &w->rndv_list; *link != NULL; link = &(*link)->next) {
+		if (*link == x) {
+			*link = x->next;
+			return;
+		}
+	}
+}
+
+/* The worker is destroyed: receives that never completed will not call
+ * back. Release what they held. */
+void engine_target_abandon(struct engine_worker *w)
+{
+	while (w->resp_list != NULL) {
+		struct tgt_resp *resp = w->resp_list;
+
+		w->resp_list = resp->next;
+		softdoca_mmap_region_release(&resp->region);
+		if (resp->op != NULL && resp->op->req.version == 0)
+			free(resp->op);
+		free(resp);
+	}
+	while (w->rndv_list != NULL) {
+		struct rndv_ctx *x = w->rndv_list;
+
+		w->rndv_list = x->next;
+		if (x->holds_region)
+			softdoca_mmap_region_release(&x->region);
+		if (x->recv != NULL) {
+			x->recv->status = DOCA_ERROR_IO_FAILED;
+			engine_wr_finish(w, x->recv);
+		}
+		free(x->op);
+		free(x);
+	}
+}
 
 /* Copy the destination list, cut at len bytes. */
 static uint32_t iov_trim(struct engine_sge *out, const struct engine_sge *in, uint32_t n, size_t len)
@@ -330,6 +391,8 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 
 	(void)length;
 	ucp_request_free(request);
+	rndv_unlink(c->worker, x);
+	op->rndv_ctx = NULL;
 	if (x->holds_region)
 		softdoca_mmap_region_release(&x->region);
 	if (op->req.version == 0) {
@@ -412,6 +475,12 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 		tgt_answer(c, op, DOCA_ERROR_IO_FAILED, 0, NULL, 0, NULL);
 		free(x);
 		return TGT_DONE;
+	}
+	if (req != NULL) {
+		x->req = req;
+		x->next = w->rndv_list;
+		w->rndv_list = x;
+		op->rndv_ctx = x;
 	}
 	if (req == NULL) {
 		/* Finished at once: UCX did not call back. */
@@ -638,8 +707,12 @@ static void tq_run(struct engine_conn *c)
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 {
 	op->started = false;
+	if (op->req.version == 0) {
+		free(op); /* dropped with its connection while it waited */
+		return;
+	}
 	if (c->tq_head != op)
-		return; /* dropped with its connection */
+		return;
 	tq_pop(c);
 	op_release_data(c->worker, op);
 	free(op);
@@ -699,7 +772,11 @@ void engine_target_drop(struct engine_conn *c)
 		op_unpark(w, op);
 		op_release_data(w, op);
 		if (op->started) {
+			/* Its callback frees it; a receive in flight is cancelled
+			 * so that it calls back (and gives up its region) soon. */
 			op->req.version = 0;
+			if (op->rndv_ctx != NULL && op->rndv_ctx->req != NULL)
+				ucp_request_cancel(w->ucp, op->rndv_ctx->req);
 			continue;
 		}
 		free(op);

@@ -791,10 +791,26 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	return DOCA_SUCCESS;
 }
 
+struct rdma_pending_conn {
+	struct doca_rdma *rdma;
+	union doca_data user_data;
+};
+
+/* Runs inside the engine before the connection makes any traffic: the
+ * connection object must be there when its first event or completion is. */
+static void rdma_conn_bind_pending(void *arg, struct engine_conn *engine)
+{
+	struct rdma_pending_conn *pending = arg;
+	struct doca_rdma_connection *conn = rdma_conn_bind(pending->rdma, engine, RDMA_CONN_CONNECTING);
+
+	conn->user_data = pending->user_data;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
 				       union doca_data connection_user_data)
 {
+	struct rdma_pending_conn pending;
 	struct doca_rdma_connection *conn;
 	struct engine_conn *engine;
 	doca_error_t status;
@@ -806,11 +822,13 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	status = rdma_cm_check(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
-	status = engine_conn_connect_addr(rdma->worker, (const struct sockaddr *)&addr->sa, addr->sa_len, &engine);
+	pending.rdma = rdma;
+	pending.user_data = connection_user_data;
+	status = engine_conn_connect_addr(rdma->worker, (const struct sockaddr *)&addr->sa, addr->sa_len,
+					  rdma_conn_bind_pending, &pending, &engine);
 	if (status != DOCA_SUCCESS)
 		return status;
-	conn = rdma_conn_bind(rdma, engine, RDMA_CONN_CONNECTING);
-	conn->user_data = connection_user_data;
+	conn = engine_conn_get_user(engine);
 	SDK_LOG_TRC("rdma %p: connection %u connecting to %s port %u", (void *)rdma, conn->id, addr->text,
 		    addr->port);
 	return DOCA_SUCCESS;

@@ -6,8 +6,8 @@
  *           [--device IBDEV] [--size N] [--count K] [--timeout-ms MS]
  *   cm_peer --role client --dir DIR --case CASE [--addr TEXT] [--family 4|6]
  *           [--method cm|export] [--index I] [--pre LIST] [--after FILE]
- *           [--hold FILE] [--device IBDEV] [--size N] [--count K]
- *           [--timeout-ms MS]
+ *           [--hold FILE] [--signal FILE] [--device IBDEV] [--size N]
+ *           [--count K] [--timeout-ms MS]
  *
  * Both roles speak only the public DOCA API. The server owns a region that
  * it exports as one mmap; each accepted connection gets a slot: its own
@@ -41,7 +41,8 @@
  *   overflow           client only: connecting to a server that already has
  *                      its maximum of connections must fail
  *   server_stop        the client puts K large writes in flight and the
- *                      server calls doca_ctx_stop: the client must see its
+ *                      server, once chunk 0 landed, calls doca_ctx_stop
+ *                      (how many had landed is printed): the client must see its
  *                      connection end and every write complete (either
  *                      way), and both sides must get back to IDLE and tear
  *                      down (doca_mmap_stop of the exported region included)
@@ -51,15 +52,20 @@
  * failure callback (never established): refused (a port where nothing
  * listens), silent (a TCP listener that never answers: the connection
  * request timeout must fire), reject and ignore (the server, run with
- * --answer reject-first / ignore-first, rejects or ignores the request).
+ * --answer reject-first / ignore-first, rejects or ignores the request),
+ * unreachable (--addr port 9 while the path there is down: failure by the
+ * request timeout at the latest). Case `attempts` (client only) makes the
+ * --pre attempts and nothing else.
  *
  * Files in DIR: server.port (the listening port), server.conn.I and
  * client.conn.I (export/connect descriptors), server.full (every slot is
  * established), server.inflight / client.inflight (the kill cases: tasks
  * are in flight, die now), server.survived (kill_client: slot 0 handled),
- * FAILED (any process that failed; the others stop waiting at once).
- * Files are written under a temporary name and renamed. Every wait is
- * bounded and fails with a message naming what it waited for.
+ * the --after / --hold / --signal files the script names, FAILED (any
+ * process that failed; the others stop waiting at once). Files are written
+ * under a temporary name and renamed. Every wait is bounded and fails with
+ * a message naming what it waited for; a library call that blocks for ever
+ * is named by an alarm (RUN_WATCHDOG_S, then TEARDOWN_WATCHDOG_S).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -105,7 +111,7 @@
 #define TASK_WAIT_S 20.0      /* one batch of completions */
 #define SERVE_WAIT_S 40.0     /* server: the whole run */
 #define RUN_WATCHDOG_S 45u    /* the run before teardown: then the alarm fires */
-#define TEARDOWN_WATCHDOG_S 25u
+#define TEARDOWN_WATCHDOG_S 20u
 #define STOP_WAIT_S 10.0      /* doca_ctx_stop reaching IDLE */
 #define FAST_FAIL_S 2.0       /* refused / rejected / over the maximum: failure by then */
 #define TIMEOUT_SLACK_S 2.5   /* request timeout: failure at most this late */
@@ -138,7 +144,7 @@
 enum role { ROLE_SERVER, ROLE_CLIENT };
 enum method { METHOD_CM, METHOD_EXPORT };
 enum answer { ANSWER_ACCEPT, ANSWER_REJECT_FIRST, ANSWER_IGNORE_FIRST };
-enum pre { PRE_REFUSED, PRE_SILENT, PRE_REJECT, PRE_IGNORE };
+enum pre { PRE_REFUSED, PRE_SILENT, PRE_REJECT, PRE_IGNORE, PRE_UNREACHABLE };
 
 enum kase {
 	K_SEND,
@@ -153,14 +159,15 @@ enum kase {
 	K_KILL_CLIENT,
 	K_OVERFLOW,
 	K_SERVER_STOP,
+	K_ATTEMPTS,
 };
 
 static const char *const kase_names[] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "fadd", "mix", "kill_server", "kill_client",
-	"overflow", "server_stop",
+	"overflow", "server_stop", "attempts",
 };
 
-static const char *const pre_names[] = {"refused", "silent", "reject", "ignore"};
+static const char *const pre_names[] = {"refused", "silent", "reject", "ignore", "unreachable"};
 
 enum op { OP_RECV, OP_SEND, OP_SEND_IMM, OP_WRITE, OP_WRITE_IMM, OP_READ, OP_CAS, OP_FADD };
 
@@ -1826,8 +1833,11 @@ static int server_step(struct peer *p, uint32_t s)
 			const uint8_t *slice = p->region + REGION_HDR + (size_t)s * p->slice_len;
 			size_t n = p->size;
 
-			/* Chunk 0 landed (RC: the rest follow it): stop now. */
-			if (file_exists(p, "client.inflight") && pat_check(slice, n, seed_cli(s, 0), n - 8) == SIZE_MAX) {
+			/* Chunk 0 landed (RC: the rest follow it): stop now.
+			 * We spin meanwhile (progress_wait(p, 0)) to react in
+			 * time; whether writes were still in flight is printed,
+			 * the checks hold either way. */
+			if (pat_check(slice, n, seed_cli(s, 0), n - 8) == SIZE_MAX) {
 				uint32_t landed = 0;
 
 				for (uint32_t k = 0; k < p->count; k++)
@@ -1936,7 +1946,7 @@ static int server_main(struct peer *p)
 		if (now_s() > deadline)
 			return failf(p, "timed out after %.0f s: %u of %u slots finished, %u accepted, %d requests",
 				     SERVE_WAIT_S, finished, p->clients, p->nslots, p->requests);
-		progress_wait(p, p->kase == K_SERVER_STOP ? 1 : 10);
+		progress_wait(p, p->kase == K_SERVER_STOP ? 0 : 10);
 		finished = established = 0;
 		for (uint32_t s = 0; s < p->nslots; s++) {
 			if (server_step(p, s) != 0)
@@ -2123,6 +2133,16 @@ static int client_attempt_fail(struct peer *p, enum pre pre)
 		if (p->addr_text != NULL)
 			text = p->addr_text;
 		break;
+	case PRE_UNREACHABLE:
+		if (p->addr_text == NULL)
+			return failf(p, "--pre unreachable needs --addr");
+		text = p->addr_text;
+		port = 9;
+		break;
+	}
+	if (pre == PRE_UNREACHABLE) {
+		min_s = 0;
+		max_s = (p->timeout_set ? p->timeout_ms : DEFAULT_TIMEOUT_MS) / 1000.0 + TIMEOUT_SLACK_S;
 	}
 	if (pre == PRE_SILENT || pre == PRE_IGNORE) {
 		double tmo = (p->timeout_set ? p->timeout_ms : DEFAULT_TIMEOUT_MS) / 1000.0;
@@ -2259,6 +2279,8 @@ static int client_take_desc(struct peer *p)
 	if (r->len < 48 || get32(m) != MAGIC_DESC)
 		return failf(p, "descriptor message: %u bytes, magic 0x%08x", r->len, r->len >= 4 ? get32(m) : 0);
 	p->my_slot = get32(m + 4);
+	if (p->method == METHOD_EXPORT && p->my_slot != p->index)
+		return failf(p, "export/connect client %u got the descriptor message of slot %u", p->index, p->my_slot);
 	memcpy(&off, m + 8, 8);
 	memcpy(&len, m + 16, 8);
 	memcpy(&sz, m + 24, 8);
@@ -2646,6 +2668,10 @@ static int client_main(struct peer *p)
 	for (int i = 0; i < p->npre; i++)
 		if (client_attempt_fail(p, p->pre[i]) != 0)
 			return -1;
+	if (p->kase == K_ATTEMPTS) {
+		printf("PASS %s: %d connection attempt(s) failed as they must\n", p->tag, p->npre);
+		return 0;
+	}
 	if (p->kase == K_OVERFLOW) {
 		/* The server has all the connections it may have. */
 		if (client_attempt_fail(p, PRE_REJECT) != 0)
@@ -2880,7 +2906,7 @@ int main(int argc, char **argv)
 	}
 	if (p.kase == K_CAS || p.kase == K_FADD)
 		p.size = 8 * ((size_t)p.count + 8);
-	if (p.role == ROLE_SERVER && p.kase == K_OVERFLOW)
+	if (p.role == ROLE_SERVER && (p.kase == K_OVERFLOW || p.kase == K_ATTEMPTS))
 		goto bad;
 	if (p.kase == K_KILL_CLIENT && p.role == ROLE_SERVER && p.clients < 2)
 		p.clients = 2; /* slot 1: the client that comes after the victim */

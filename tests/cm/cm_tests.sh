@@ -24,6 +24,9 @@
 #               kill_client         a client dies under the server's in-flight
 #                                    sends; the next client is served (shm,
 #                                    then TCP)
+#               server_stop         the server calls doca_ctx_stop while the
+#                                    client's 32 x 4 MiB writes are in flight;
+#                                    both must end cleanly (shm, then TCP)
 #               all                 every scenario above
 #
 # Prints one line per run and exits non-zero if any failed (77 if the
@@ -38,7 +41,7 @@ PROC_TIMEOUT=${CM_TESTS_PROC_TIMEOUT:-60}
 
 CASES="send send_imm write write_imm read cas fadd"
 ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do printf 'v6_%s ' "$c"; done)"
-ALL="$ALL multi8 refused timeout reject kill_server kill_client"
+ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop"
 
 [ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
 command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
@@ -217,6 +220,15 @@ kill_client() {
 	finish "cm/IPv4 client killed under in-flight sends, then the next client (UCX_TLS=${UCX_TLS:-default})" "$t0"
 }
 
+server_stop() {
+	local t0
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case server_stop --size 4M --count 32
+	run client 0 --role client --case server_stop --size 4M --count 32
+	finish "cm/IPv4 server stops its context under 32 x 4 MiB writes (UCX_TLS=${UCX_TLS:-default})" "$t0"
+}
+
 run_scenario() {
 	local s=$1 fam c
 	case $s in
@@ -238,11 +250,15 @@ run_scenario() {
 		;;
 	multi8) set_transport default; multi8 ;;
 	refused | timeout | reject) set_transport default; failing_first "$s" ;;
-	kill_server | kill_client)
-		set_transport default
-		"$s"
-		set_transport tcp
-		"$s"
+	kill_server | kill_client | server_stop)
+		for tr in default tcp; do
+			set_transport "$tr"
+			case $s in
+			kill_server) kill_server ;;
+			kill_client) kill_client ;;
+			server_stop) server_stop ;;
+			esac
+		done
 		;;
 	*)
 		echo "unknown scenario $s; scenarios: $ALL all" >&2
