@@ -867,8 +867,8 @@ doca_error_t doca_rdma_task_remote_net_sync_event_get_set_conf(
 /*
  * Take a remote sync event get task from the pool (RUNNING context only;
  * DOCA_ERROR_NO_MEMORY when the pool is empty).
- * Reads the 64-bit value of a peer's sync event into dst_buf.
- * Not supported by softdoca yet: the capability query says so.
+ * Reads the 64-bit value of a peer's sync event into dst_buf (at its data
+ * end; data_len grows by 8). Needs RDMA_READ in the peer's permissions.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
@@ -931,8 +931,8 @@ doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
 /*
  * Take a remote sync event set task from the pool (RUNNING context only;
  * DOCA_ERROR_NO_MEMORY when the pool is empty).
- * Sets a peer's sync event to the first 8 bytes of src_buf.
- * Not supported by softdoca yet: the capability query says so.
+ * Sets a peer's sync event to the first 8 bytes of src_buf, waking its
+ * waiters. Needs RDMA_WRITE in the peer's permissions.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
@@ -991,7 +991,7 @@ doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
  * Take a remote sync event add task from the pool (RUNNING context only;
  * DOCA_ERROR_NO_MEMORY when the pool is empty).
  * Adds add_data to a peer's sync event; the old value goes to result_buf.
- * Not supported by softdoca yet: the capability query says so.
+ * Needs RDMA_ATOMIC in the peer's permissions.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
