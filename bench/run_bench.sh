@@ -11,7 +11,7 @@
 # ratio softdoca/UCX. See bench/README.md for how to read it.
 #
 # A benchmark, not a test: it exits 0 whatever the figures are (non-zero
-# only when it cannot run at all). About 2-3 minutes on a 2-core machine;
+# only when it cannot run at all). About 1.5 minutes on a 2-core machine;
 # --quick (fewer sizes, shorter runs) well under one.
 set -u
 
@@ -24,7 +24,7 @@ BUILD_DIR=build
 KEEP=""
 
 usage() {
-	sed -n '2,13s/^# \{0,1\}//p' "$0"
+	sed -n '2,15s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -43,12 +43,14 @@ done
 
 if [ "$QUICK" = 1 ]; then
 	SIZES="4096 65536 1048576 16777216"
-	SD_TIME=0.2        # seconds measured per softdoca size
+	SD_TIME=0.1        # seconds per softdoca measurement ...
+	SD_REPS=3          # ... taken this many times per size (median kept)
 	LAT_ITERS=5000
 	UCX_SECS=0.2       # rough seconds per ucx_perftest bandwidth run
 else
 	SIZES="1024 4096 16384 65536 262144 1048576 4194304 16777216"
-	SD_TIME=0.5
+	SD_TIME=0.2
+	SD_REPS=3
 	LAT_ITERS=20000
 	UCX_SECS=0.5
 fi
@@ -103,6 +105,21 @@ $b" | awk '{ idle[NR] = $5 + $6; tot[NR] = 0; for (i = 2; i <= NF; i++) tot[NR] 
 		END { d = tot[2] - tot[1]; busy = 0; if (d > 0) busy = 100 * (1 - (idle[2] - idle[1]) / d); printf "%d\n", busy }'
 }
 
+# CPU seconds the whole machine spent busy since boot.
+machine_busy_s() {
+	awk '/^cpu / { busy = 0; for (i = 2; i <= NF; i++) if (i != 5 && i != 6) busy += $i; printf "%.2f\n", busy / 100 }' /proc/stat
+}
+
+# CPU seconds used by this script's finished children, into OURS_S. Not
+# in a subshell: `times` there would count the subshell's children only.
+children_cpu() {
+	times >"$OUT/times.txt"
+	OURS_S=$(sed -n 2p "$OUT/times.txt" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%.2f\n", t }')
+}
+
 # Wait until something listens on TCP port $1 (at most 10 s).
 wait_listen() {
 	for _ in $(seq 1 500); do
@@ -122,13 +139,13 @@ run_softdoca() {
 	next_port
 	timeout 120 "$PERF" --server --port "$PORT" --serve "$serve" >"$log.server" 2>&1 &
 	local spid=$!
-	timeout 120 "$PERF" --client 127.0.0.1 --port "$PORT" --sizes "$sizes" --time "$SD_TIME" \
+	timeout 120 "$PERF" --client 127.0.0.1 --port "$PORT" --sizes "$sizes" --time "$SD_TIME" --reps "$SD_REPS" \
 		--lat-iters "$LAT_ITERS" --lat-warmup "$LAT_WARMUP" >"$log.client" 2>&1
 	local crc=$?
 	wait "$spid"
 	local src=$?
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		echo "# softdoca $tr serve=$serve: client exit $crc, server exit $src; see $log.*" >&2
+		echo "# softdoca $tr serve=$serve: client exit $crc, server exit $src (--keep DIR keeps the logs)" >&2
 		sed 's/^/#   /' "$log.client" | tail -5 >&2
 	fi
 	# write_bw size=N ... MB/s=X   /   write_lat ... median_us=X avg_us=Y
@@ -157,17 +174,22 @@ run_softdoca() {
 # ---- ucx_perftest -------------------------------------------------------------
 
 # Iterations for about UCX_SECS seconds of test TEST at SIZE on TRANSPORT,
-# from a rough expected rate (bytes/s) on a small machine; a faster box
-# just finishes sooner.
+# from rough rates seen on a small 2-CPU VM (a faster machine finishes
+# sooner): a bandwidth in bytes/s and a message-rate ceiling. Over TCP,
+# UCX's software get answers about a thousand requests a second, and its
+# put slows down to a few messages a second from 4 MiB up.
 ucx_iters() {
 	local tr=$1 test=$2 size=$3
 	awk -v tr="$tr" -v t="$test" -v s="$size" -v secs="$UCX_SECS" 'BEGIN {
-		# expected bytes/s and messages/s ceilings
-		if (tr == "shm") { bw = 10e9; mr = 3e6 } else { bw = 2e9; mr = 5e5 }
-		if (tr == "tcp" && (t == "ucp_put_bw" || t == "ucp_get")) bw = 0.6e9
-		if (t == "ucp_get") mr = mr / 4
+		if (tr == "shm") {
+			if (t == "ucp_am_bw") { bw = 10e9; mr = 5e6 } else { bw = 45e9; mr = 20e6 }
+		} else {
+			if (t == "ucp_am_bw") { bw = 3e9; mr = 2e5 }
+			else if (t == "ucp_get") { bw = 0.5e9; mr = 900 }
+			else { bw = (s >= 4194304) ? 0.05e9 : 0.6e9; mr = 3e5 }
+		}
 		rate = bw / s; if (rate > mr) rate = mr
-		n = int(rate * secs); if (n < 20) n = 20
+		n = int(rate * secs); if (n < 5) n = 5
 		print n
 	}'
 }
@@ -202,7 +224,7 @@ run_ucx() {
 run_ucx_bw() {
 	local tr=$1 test=$2 size=$3 n
 	n=$(ucx_iters "$tr" "$test" "$size")
-	run_ucx "$tr" "$test" "$size" "$n" $(((n + 9) / 10))
+	run_ucx "$tr" "$test" "$size" "$n" $(((n + 9) / 10)) # warm-up: a tenth
 	[ -n "$UCX_LINE" ] || return
 	echo "$UCX_LINE" |
 		awk -F, -v tr="$tr" -v t="$test" -v s="$size" '{ printf "%s %s %s ucx %.1f\n", tr, t, s, $6 * 1.048576 }'
@@ -229,6 +251,9 @@ run_ucx_all() {
 
 START=$(date +%s)
 BUSY0=$(cpu_busy)
+MACHINE0=$(machine_busy_s)
+children_cpu
+OURS0=$OURS_S
 for tr in $TRANSPORTS; do
 	set_transport "$tr"
 	echo "# transport $tr: UCX_TLS=$UCX_TLS${UCX_NET_DEVICES:+ UCX_NET_DEVICES=$UCX_NET_DEVICES}"
@@ -237,14 +262,22 @@ for tr in $TRANSPORTS; do
 	[ "$HAVE_UCX" = 1 ] && run_ucx_all "$tr"
 done
 
+# CPU time the machine spent on other work while we ran, as a share of
+# all CPU time of the run (clock ticks are 1/100 s here).
+ELAPSED=$(($(date +%s) - START))
+children_cpu
+FOREIGN=$(awk -v m0="$MACHINE0" -v m1="$(machine_busy_s)" -v o0="$OURS0" -v o1="$OURS_S" \
+	-v el="$ELAPSED" -v n="$(nproc)" 'BEGIN { f = (m1 - m0) - (o1 - o0); if (f < 0) f = 0
+		pct = 0; if (el > 0) pct = 100 * f / (el * n); printf "%d\n", pct }')
+
 # ---- table ----------------------------------------------------------------
 
 echo
 echo "softdoca vs UCX on $(nproc) CPUs, $(ucx_info -v 2>/dev/null | sed -n 's/^# \(Version .*\)/UCX \1/p')$([ "$QUICK" = 1 ] && echo ', quick run')"
 echo "bandwidth in MB/s (10^6 B/s), higher is better; latency = 8-byte write round trip in us, lower is better"
 echo "progress: the server calls doca_pe_progress; block: the server sleeps in read(2), the service thread serves"
-if [ "$BUSY0" -gt 10 ]; then
-	echo "WARNING: the CPUs were ${BUSY0}% busy before the run started: other work shares them, figures are noisy"
+if [ "$BUSY0" -gt 10 ] || [ "$FOREIGN" -gt 5 ]; then
+	echo "WARNING: other work shared the CPUs (${BUSY0}% busy just before the run, ${FOREIGN}% of the CPU time during it): figures are noisy"
 fi
 awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" '
 	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++ntr] = $1 } }

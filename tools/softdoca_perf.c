@@ -4,21 +4,25 @@
  *
  *   softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]
  *   softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST]
- *                 [--sizes LIST] [--time SEC] [--window N]
+ *                 [--sizes LIST] [--time SEC] [--reps N] [--window N]
  *                 [--lat-iters N] [--lat-warmup N]
  *
  * The server exports a memory region and serves; the client runs the tests
  * against it and prints one line per measurement:
  *
- *   write_bw size=65536 window=32 serve=progress msgs=40123 secs=0.500 MB/s=5258.4
- *   read_bw  size=65536 window=32 serve=progress msgs=... secs=... MB/s=...
+ *   write_bw size=65536 window=32 serve=progress reps=1 msgs=40123 secs=0.500
+ *            MB/s=5258.4 min=5258.4 max=5258.4
+ *   read_bw  size=65536 ... (same fields)
  *   write_lat size=8 serve=progress iters=20000 avg_us=2.31 median_us=2.10
  *             p99_us=3.90 min_us=1.80 submit_us=0.21
  *
- * MB/s is 10^6 bytes per second of completed tasks. A latency is the round
- * trip of one 8-byte write: doca_task_submit, then doca_pe_progress in a
- * busy loop until the completion callback has run; submit_us is the part
- * of it spent inside doca_task_submit.
+ * MB/s is 10^6 bytes per second of completed tasks, measured over --time
+ * seconds after a warm-up; with --reps N, N such measurements run back to
+ * back and the line gives the median (its msgs and secs) and the lowest
+ * and highest. A latency is the round trip of one 8-byte write:
+ * doca_task_submit, then doca_pe_progress in a busy loop until the
+ * completion callback has run; submit_us is the part of it spent inside
+ * doca_task_submit.
  *
  * Serving: with --serve progress the server calls doca_pe_progress in a
  * loop (a DOCA application that polls); with --serve block it sits in a
@@ -88,6 +92,7 @@
 #define LAT_SIZE 8u
 
 #define MAX_SIZES 32u
+#define MAX_REPS 15u
 #define MAX_WINDOW 256u           /* tasks in flight, per test */
 #define MAX_REGION (1ull << 30)   /* what a client may ask the server for */
 #define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
@@ -143,6 +148,7 @@ struct options {
 	size_t sizes[MAX_SIZES];
 	uint32_t num_sizes;
 	double time_s;
+	uint32_t reps;
 	uint32_t window; /* 0: by size */
 	uint32_t lat_iters;
 	uint32_t lat_warmup;
@@ -376,13 +382,24 @@ static int oob_recv(int fd, char want, uint8_t **payload, size_t *len)
 	buf = malloc(n + 1u);
 	if (buf == NULL)
 		return fail("out of memory");
-	if (n > 0 && oob_read_all(fd, buf, n) != 0) {
+	r = n > 0 ? oob_read_all(fd, buf, n) : 0;
+	if (r != 0) {
 		free(buf);
-		return fail("control socket: frame '%c' cut short", want);
+		return r < 0 ? -1 : fail("control socket: frame '%c' cut short", want);
 	}
 	*payload = buf;
 	*len = n;
 	return 0;
+}
+
+/* A frame the protocol requires now: end of file is an error too. */
+static int oob_expect(int fd, char want, const char *what, uint8_t **payload, size_t *len)
+{
+	int r = oob_recv(fd, want, payload, len);
+
+	if (r > 0)
+		return fail("the peer closed the control connection before sending %s", what);
+	return r;
 }
 
 static int oob_listen_accept(const char *port)
@@ -691,8 +708,8 @@ static int exchange_conn(struct perf *p)
 	CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conn));
 	if (oob_send(p->sock, 'C', desc, desc_len) != 0)
 		return -1;
-	if (oob_recv(p->sock, 'C', &peer, &peer_len) != 0)
-		return fail("no connection descriptor from the peer");
+	if (oob_expect(p->sock, 'C', "its connection descriptor", &peer, &peer_len) != 0)
+		return -1;
 	err = doca_rdma_connect(p->rdma, peer, peer_len, p->conn);
 	free(peer);
 	if (err != DOCA_SUCCESS)
@@ -728,8 +745,9 @@ static int server_serve(struct perf *p)
 	r = oob_recv(p->sock, 'D', &payload, &len);
 	if (r < 0)
 		return -1;
-	if (r == 0)
-		free(payload);
+	if (r > 0)
+		return fail("the client closed the control connection before saying it was done");
+	free(payload);
 	return 0;
 }
 
@@ -745,9 +763,8 @@ static int server_main(struct perf *p)
 	p->sock = oob_listen_accept(p->opt->port);
 	if (p->sock < 0)
 		return -1;
-	r = oob_recv(p->sock, 'H', &hello, &len);
-	if (r != 0)
-		return fail("no hello from the client");
+	if (oob_expect(p->sock, 'H', "its hello", &hello, &len) != 0)
+		return -1;
 	if (len != 16 || get_be32(hello) != HELLO_MAGIC || get_be32(hello + 4) != HELLO_VERSION) {
 		free(hello);
 		return fail("the client's hello is not from this softdoca_perf (length %zu)", len);
@@ -847,15 +864,31 @@ static int run_drain(struct perf *p)
 	return 0;
 }
 
+/* One measurement of a bandwidth test. */
+struct rep {
+	uint64_t msgs;
+	double secs;
+	double mbps;
+};
+
+static int cmp_rep(const void *a, const void *b)
+{
+	double x = ((const struct rep *)a)->mbps, y = ((const struct rep *)b)->mbps;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Keep `window` tasks of `size` bytes in flight: a warm-up, then count the
- * bytes completed over opt->time_s seconds of steady state. */
+ * bytes completed over opt->time_s seconds of steady state, opt->reps
+ * times back to back; report the median and the spread. */
 static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
 {
 	struct slot *slots = p->slots;
 	uint32_t window = window_for(p->opt, size);
 	const char *name = test_names[kind];
-	double warm_s = p->opt->time_s / 5, t0, t1, t;
-	uint64_t c0, c1;
+	double warm_s = p->opt->time_s / 5, t;
+	uint32_t reps = p->opt->reps;
+	struct rep rep[MAX_REPS], *med;
 	int rc = -1;
 
 	memset(&p->run, 0, sizeof(p->run));
@@ -890,23 +923,30 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
 		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
 			(void)doca_pe_progress(p->pe);
 	}
-	t0 = now_s();
-	c0 = p->run.completed;
-	t1 = t0;
-	while (p->run.error == DOCA_SUCCESS && !p->conn_failed && t1 - t0 < p->opt->time_s) {
-		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
-			(void)doca_pe_progress(p->pe);
-		t1 = now_s();
+	for (uint32_t r = 0; r < reps; r++) {
+		double t0 = now_s(), t1 = t0;
+		uint64_t c0 = p->run.completed;
+
+		while (p->run.error == DOCA_SUCCESS && !p->conn_failed && t1 - t0 < p->opt->time_s) {
+			for (uint32_t i = 0; i < CLOCK_EVERY; i++)
+				(void)doca_pe_progress(p->pe);
+			t1 = now_s();
+		}
+		rep[r].msgs = p->run.completed - c0;
+		rep[r].secs = t1 - t0;
+		rep[r].mbps = (double)rep[r].msgs * (double)size / rep[r].secs / 1e6;
 	}
-	c1 = p->run.completed;
 	if (run_drain(p) != 0)
 		goto out;
 	if (p->run.error != DOCA_SUCCESS) {
 		run_error(p, name, size);
 		goto out;
 	}
-	printf("%s size=%zu window=%u serve=%s msgs=%" PRIu64 " secs=%.3f MB/s=%.1f\n", name, size, window,
-	       serve_name(p->peer_serve), c1 - c0, t1 - t0, (double)(c1 - c0) * (double)size / (t1 - t0) / 1e6);
+	qsort(rep, reps, sizeof(rep[0]), cmp_rep);
+	med = &rep[reps / 2];
+	printf("%s size=%zu window=%u serve=%s reps=%u msgs=%" PRIu64 " secs=%.3f MB/s=%.1f min=%.1f max=%.1f\n",
+	       name, size, window, serve_name(p->peer_serve), reps, med->msgs, med->secs, med->mbps, rep[0].mbps,
+	       rep[reps - 1].mbps);
 	fflush(stdout);
 	rc = 0;
 out:
@@ -954,9 +994,15 @@ static int measure_lat(struct perf *p)
 			break;
 		}
 		p->run.inflight = 1;
-		/* A failed connection completes the task with an error. */
-		while (p->run.completed == done && p->run.error == DOCA_SUCCESS)
+		/* A failed connection completes the task with an error; the
+		 * clock bounds the wait in case it never does. */
+		for (uint32_t spins = 1; p->run.completed == done && p->run.error == DOCA_SUCCESS; spins++) {
 			(void)doca_pe_progress(p->pe);
+			if (spins % 4096 == 0 && now_ns() - t0 > (uint64_t)(DRAIN_WAIT_S * 1e9)) {
+				fail("write_lat: no completion %.0f s after submit", DRAIN_WAIT_S);
+				goto out;
+			}
+		}
 		t2 = now_ns();
 		if (p->run.error != DOCA_SUCCESS)
 			break;
@@ -979,7 +1025,8 @@ static int measure_lat(struct perf *p)
 	fflush(stdout);
 	rc = 0;
 out:
-	slots_destroy(slot, 1);
+	if (p->run.inflight == 0)
+		slots_destroy(slot, 1);
 	free(lat);
 	return rc;
 }
@@ -1013,8 +1060,8 @@ static int client_connect(struct perf *p)
 		return -1;
 	if (setup(p, client_region_len(p->opt)) != 0)
 		return -1;
-	if (oob_recv(p->sock, 'I', &info, &len) != 0)
-		return fail("no info frame from the server");
+	if (oob_expect(p->sock, 'I', "its info frame", &info, &len) != 0)
+		return -1;
 	if (len != 1 || info[0] > SERVE_BLOCK) {
 		free(info);
 		return fail("the server's info frame is malformed");
@@ -1023,8 +1070,8 @@ static int client_connect(struct perf *p)
 	free(info);
 	if (exchange_conn(p) != 0)
 		return -1;
-	if (oob_recv(p->sock, 'M', &mdesc, &mlen) != 0)
-		return fail("no mmap descriptor from the server");
+	if (oob_expect(p->sock, 'M', "its mmap descriptor", &mdesc, &mlen) != 0)
+		return -1;
 	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->dev, &p->rmmap);
 	free(mdesc);
 	if (err != DOCA_SUCCESS)
@@ -1076,9 +1123,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]\n"
 		"       softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST] [--sizes LIST]\n"
-		"                     [--time SEC] [--window N] [--lat-iters N] [--lat-warmup N]\n"
+		"                     [--time SEC] [--reps N] [--window N] [--lat-iters N] [--lat-warmup N]\n"
 		"  tests: write_bw,read_bw,write_lat (default all); sizes default " DEFAULT_SIZES "\n"
-		"  --time: seconds measured per size (default %.1f); --window: tasks in flight\n"
+		"  --time: seconds per measurement (default %.1f), --reps: measurements per size,\n"
+		"  the median is reported (default 1); --window: tasks in flight\n"
 		"  (default 32 up to 64K, 16 up to 1M, 4 above); device default " DEFAULT_DEVICE
 		", port %d\n",
 		DEFAULT_TIME_S, DEFAULT_PORT);
@@ -1141,6 +1189,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{"sizes", required_argument, NULL, 's'},
 		{"time", required_argument, NULL, 'T'},
 		{"window", required_argument, NULL, 'w'},
+		{"reps", required_argument, NULL, 'r'},
 		{"lat-iters", required_argument, NULL, 'n'},
 		{"lat-warmup", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
@@ -1193,6 +1242,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			if (parse_u32(optarg, 1, MAX_WINDOW, &opt->window) != 0)
 				return fail("bad --window %s (1 .. %u)", optarg, MAX_WINDOW);
 			break;
+		case 'r':
+			if (parse_u32(optarg, 1, MAX_REPS, &opt->reps) != 0)
+				return fail("bad --reps %s (1 .. %u)", optarg, MAX_REPS);
+			break;
 		case 'n':
 			if (parse_u32(optarg, 1, 100000000u, &opt->lat_iters) != 0)
 				return fail("bad --lat-iters %s", optarg);
@@ -1223,6 +1276,7 @@ int main(int argc, char **argv)
 		.device = DEFAULT_DEVICE,
 		.serve = SERVE_PROGRESS,
 		.time_s = DEFAULT_TIME_S,
+		.reps = 1,
 		.lat_iters = DEFAULT_LAT_ITERS,
 		.lat_warmup = DEFAULT_LAT_WARMUP,
 	};

@@ -232,6 +232,17 @@ static bool svc_serve(struct engine_worker *w, uint64_t now)
 	return st != UCS_ERR_BUSY;
 }
 
+/* The worker's event fd is one-shot in our epoll: it fires once, and is
+ * enabled again here, after the worker was served (or by a later round
+ * while the application is progressing). */
+static void svc_rearm(struct engine_worker *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &w->svc_src};
+
+	if (epoll_ctl(svc.epfd, EPOLL_CTL_MOD, w->efd, &ev) != 0)
+		SDK_LOG_DBG("cannot re-enable the worker's event fd: %s", strerror(errno));
+}
+
 static int svc_timeout_ms(void)
 {
 	struct engine_worker *w;
@@ -295,7 +306,7 @@ static void *svc_main(void *arg)
 {
 	struct epoll_event events[16];
 	int timeout = -1;
-	bool armed;
+	bool armed, backing_off;
 
 	(void)arg;
 	for (;;) {
@@ -326,9 +337,21 @@ static void *svc_main(void *arg)
 		/* Serve every worker: cheap when idle (progress finds nothing,
 		 * arm succeeds), and it covers deadlines too. */
 		armed = true;
-		for (w = svc.workers; w != NULL; w = w->svc_next)
+		backing_off = false;
+		for (w = svc.workers; w != NULL; w = w->svc_next) {
+			unsigned int ticks = atomic_load_explicit(&w->app_ticks, memory_order_relaxed);
+
+			if (ticks != w->svc_seen_ticks) {
+				/* The application progressed since we last looked:
+				 * it serves this worker; look again soon. */
+				w->svc_seen_ticks = ticks;
+				backing_off = true;
+				continue;
+			}
 			armed &= svc_serve(w, now);
-		timeout = armed ? svc_timeout_ms() : 1;
+			svc_rearm(w);
+		}
+		timeout = armed && !backing_off ? svc_timeout_ms() : 1;
 		svc.loops++;
 		pthread_cond_broadcast(&svc.looped);
 		pthread_mutex_unlock(&svc.lock);
@@ -389,7 +412,7 @@ void engine_svc_unwatch(struct svc_source *src)
 
 static doca_error_t svc_register(struct engine_worker *w)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &w->svc_src};
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &w->svc_src};
 	doca_error_t status;
 
 	w->svc_src.kind = SVC_WORKER;
@@ -575,6 +598,7 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 {
 	unsigned int events = 0, n;
 
+	atomic_fetch_add_explicit(&w->app_ticks, 1, memory_order_relaxed);
 	/* Never wait behind the service thread: it is serving this worker. */
 	if (pthread_mutex_trylock(&w->lock) != 0)
 		return 0;

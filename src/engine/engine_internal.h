@@ -152,6 +152,11 @@ struct engine_worker {
 
 	bool svc_registered;
 	struct svc_source svc_src;
+	/* Bumped by each progress of the application's thread; the service
+	 * thread leaves the worker alone while it moves (no lock ping-pong,
+	 * no wake-up per message while the application is progressing). */
+	atomic_uint app_ticks;
+	unsigned int svc_seen_ticks;
 	struct engine_worker *svc_next;
 };
 

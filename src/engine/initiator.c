@@ -184,13 +184,15 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	p.cb.send = req_send_cb;
 	p.user_data = &w->slots[slot_index(wr->wr_id)];
 	payload = payload && wr->num_sge > 0;
-	if (payload) {
-		/* UCX rejects an empty iov: no payload means no datatype. */
+	if (payload && wr->num_sge > 1) {
+		/* A list goes as an iov; UCX rejects an empty one, and a single
+		 * buffer goes contiguous, which lets UCX use zero-copy. */
 		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
 		p.datatype = ucp_dt_make_iov();
 	}
-	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), payload ? (void *)wr->sge : NULL,
-			      payload ? wr->num_sge : 0, &p);
+	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r),
+			      !payload ? NULL : wr->num_sge > 1 ? (void *)wr->sge : wr->sge[0].addr,
+			      !payload ? 0 : wr->num_sge > 1 ? wr->num_sge : wr->sge[0].len, &p);
 	if (req == NULL) {
 		req_send_done(wr, UCS_OK);
 	} else if (UCS_PTR_IS_ERR(req)) {
@@ -347,11 +349,17 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 		ucp_request_param_t p = {0};
 		ucs_status_ptr_t req;
 
-		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.recv_am = resp_rndv_done;
 		p.user_data = wr;
-		p.datatype = ucp_dt_make_iov();
-		req = ucp_am_recv_data_nbx(w->ucp, data, wr->sge, wr->num_sge, &p);
+		if (wr->num_sge > 1) {
+			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+			p.datatype = ucp_dt_make_iov();
+			req = ucp_am_recv_data_nbx(w->ucp, data, wr->sge, wr->num_sge, &p);
+		} else {
+			/* One buffer: contiguous, so UCX can receive zero-copy. */
+			req = ucp_am_recv_data_nbx(w->ucp, data, wr->sge[0].addr, length, &p);
+		}
 		if (req == NULL)
 			wr_answer(w, wr, DOCA_SUCCESS);
 		else if (UCS_PTR_IS_ERR(req))

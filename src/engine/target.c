@@ -458,11 +458,17 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 	}
 	x->num_iov = iov_trim(x->iov, dst, nsge, op->data_len);
 	op->started = true;
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.recv_am = rndv_done;
 	p.user_data = x;
-	p.datatype = ucp_dt_make_iov();
-	req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov, x->num_iov, &p);
+	if (x->num_iov > 1) {
+		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		p.datatype = ucp_dt_make_iov();
+		req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov, x->num_iov, &p);
+	} else {
+		/* One buffer: contiguous, so UCX can receive zero-copy. */
+		req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov[0].addr, op->data_len, &p);
+	}
 	op->data = NULL; /* the descriptor now belongs to the receive */
 	if (UCS_PTR_IS_ERR(req)) {
 		SDK_LOG_ERR("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
