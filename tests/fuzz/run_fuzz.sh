@@ -9,6 +9,12 @@ secs=${1:-20}
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+	>"$work/probe.c"
+if ! clang -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" 2>/dev/null; then
+	echo "SKIP: clang's libFuzzer runtime is not installed (Debian: libclang-rt-dev)"
+	exit 77
+fi
 
 clang -g -O1 -std=c11 -D_GNU_SOURCE -DDOCA_ALLOW_EXPERIMENTAL_API \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
