@@ -168,7 +168,11 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	doca_error_t status;
 
 	if (wr->conn == NULL || wr->conn->worker != w || wr->conn->state != CONN_CONNECTED) {
-		SDK_LOG_ERR("work request on a connection that is not connected (export and connect it first)");
+		if (wr->conn != NULL && (wr->conn->state == CONN_CLOSED || wr->conn->state == CONN_FREE))
+			SDK_LOG_ERR("work request on connection %u, which is closed (disconnected or failed)",
+				    wr->conn->id);
+		else
+			SDK_LOG_ERR("work request on a connection that is not connected yet (connect it first)");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	status = slot_take(w, wr);
@@ -261,7 +265,12 @@ static struct engine_wr *resp_find(struct engine_worker *w, const struct wire_re
 	}
 	slot = &w->slots[idx];
 	wr = slot->wr;
-	if (wr == NULL || (uint32_t)(r->wr_id >> 32) != slot->gen || wr->conn != c || wr->opcode != r->opcode) {
+	if (wr == NULL) {
+		/* Late: the request was already failed here (a stop, a flush). */
+		SDK_LOG_DBG("answer for a work request no longer in flight on connection %u: dropped", c->id);
+		return NULL;
+	}
+	if ((uint32_t)(r->wr_id >> 32) != slot->gen || wr->conn != c || wr->opcode != r->opcode) {
 		SDK_LOG_ERR("answer for a work request that is not in flight on connection %u: dropped", c->id);
 		return NULL;
 	}
