@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <doca_mmap.h>
@@ -17,6 +16,8 @@
 #include "log_internal.h"
 #include "dev.h"
 #include "mmap.h"
+#include "registry.h"
+#include "secret.h"
 
 SDK_LOG_REGISTER(MMAP);
 
@@ -29,7 +30,6 @@ SDK_LOG_REGISTER(MMAP);
 #define DESC_MAGIC "SDMM"
 #define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
 
-#define REGION_BUCKETS 256u
 
 struct doca_mmap {
 	/* Configuration. */
@@ -54,24 +54,19 @@ struct doca_mmap {
 	 * an mmap destroyed in thread-safe mode lives until its last buf. */
 	atomic_uint refs;
 
-	/* Export of a local mmap. exported, region_next and region_holds
-	 * change only under region_lock. */
+	/* Export of a local mmap: reachable by region id and secret. */
 	uint8_t *desc; /* last descriptor handed out; freed at destroy */
-	bool exported; /* in the region table */
-	uint64_t region_id;
-	uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN];
-	struct doca_mmap *region_next;
-	uint32_t region_holds;
+	struct core_registry_entry region;
 
 	/* What a from-export mmap grants. */
 	struct softdoca_mmap_desc remote;
 };
 
+_Static_assert(SOFTDOCA_MMAP_SECRET_LEN == CORE_REGISTRY_SECRET_LEN, "one secret length");
+
 /* The region table: exported, started local mmaps by region id. */
-static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t region_idle = PTHREAD_COND_INITIALIZER;
-static struct doca_mmap *region_buckets[REGION_BUCKETS];
-static uint64_t region_next_id = 1; /* ids are never reused */
+static struct core_registry regions = CORE_REGISTRY_INIT;
+static pthread_mutex_t nonce_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool process_nonce_ready;
 static uint64_t process_nonce;
 
@@ -111,42 +106,6 @@ static uint64_t get_le64(const uint8_t *p)
 	return (uint64_t)get_le32(p) | ((uint64_t)get_le32(p + 4) << 32);
 }
 
-static bool bytes_all_zero(const uint8_t *p, size_t len)
-{
-	uint8_t acc = 0;
-
-	for (size_t i = 0; i < len; i++)
-		acc |= p[i];
-	return acc == 0;
-}
-
-/* Compare secrets in time independent of where they differ. */
-static bool secret_equal(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t diff = 0;
-
-	for (size_t i = 0; i < SOFTDOCA_MMAP_SECRET_LEN; i++)
-		diff |= (uint8_t)(a[i] ^ b[i]);
-	return diff == 0;
-}
-
-static doca_error_t random_fill(void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = getrandom(p, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return FAIL(DOCA_ERROR_OPERATING_SYSTEM, "getrandom() failed (errno %d): no secret available",
-				    errno);
-		p += n;
-		len -= (size_t)n;
-	}
-	return DOCA_SUCCESS;
-}
 
 static uint32_t mmap_num_bufs(const struct doca_mmap *mmap)
 {
@@ -211,95 +170,42 @@ static doca_error_t mmap_check_config(const struct doca_mmap *mmap, doca_error_t
 /* ------------------------------------------------------------------ */
 /* Region table                                                         */
 
-static struct doca_mmap **region_bucket(uint64_t region_id)
-{
-	return &region_buckets[region_id % REGION_BUCKETS];
-}
-
-/* Called with region_lock held. */
-static struct doca_mmap *region_find(uint64_t region_id)
-{
-	struct doca_mmap *mmap = *region_bucket(region_id);
-
-	while (mmap != NULL && mmap->region_id != region_id)
-		mmap = mmap->region_next;
-	return mmap;
-}
-
 /* Give a started mmap a fresh id and secret and make it reachable. */
 static doca_error_t region_register(struct doca_mmap *mmap)
 {
-	uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN];
-	struct doca_mmap **bucket;
-	doca_error_t err;
-
-	/* An all-zero secret is what the parser refuses; draw again. */
-	do {
-		err = random_fill(secret, sizeof(secret));
-		if (err != DOCA_SUCCESS)
-			return err;
-	} while (bytes_all_zero(secret, sizeof(secret)));
-
-	pthread_mutex_lock(&region_lock);
-	mmap->region_id = region_next_id++;
-	memcpy(mmap->secret, secret, sizeof(secret));
-	mmap->region_holds = 0;
-	bucket = region_bucket(mmap->region_id);
-	mmap->region_next = *bucket;
-	*bucket = mmap;
-	mmap->exported = true;
-	pthread_mutex_unlock(&region_lock);
-	return DOCA_SUCCESS;
+	return core_registry_add(&regions, &mmap->region);
 }
 
 /* Revoke: make the region unreachable, then wait until no remote operation
  * still holds it, so nothing touches the memory after we return. */
 static void region_unregister(struct doca_mmap *mmap)
 {
-	struct doca_mmap **link;
-
-	pthread_mutex_lock(&region_lock);
-	if (mmap->exported) {
-		link = region_bucket(mmap->region_id);
-		while (*link != mmap)
-			link = &(*link)->region_next;
-		*link = mmap->region_next;
-		mmap->region_next = NULL;
-		mmap->exported = false;
-		while (mmap->region_holds > 0)
-			pthread_cond_wait(&region_idle, &region_lock);
-	}
-	pthread_mutex_unlock(&region_lock);
+	core_registry_remove(&regions, &mmap->region);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
 							  const uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN],
 							  struct softdoca_mmap_region *region)
 {
+	struct core_registry_entry *e;
 	struct doca_mmap *mmap;
-	bool secret_ok;
+	doca_error_t status;
 
 	if (secret == NULL || region == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "region lookup: NULL secret or output");
-
-	pthread_mutex_lock(&region_lock);
-	mmap = region_find(region_id);
-	secret_ok = mmap != NULL && secret_equal(mmap->secret, secret);
-	if (secret_ok) {
-		mmap->region_holds++;
-		region->mmap = mmap;
-		region->addr = mmap->addr;
-		region->len = mmap->len;
-		region->permissions = mmap->permissions;
-	}
-	pthread_mutex_unlock(&region_lock);
-
-	if (mmap == NULL)
+	status = core_registry_hold(&regions, region_id, secret, &e);
+	if (status == DOCA_ERROR_NOT_FOUND)
 		return FAIL(DOCA_ERROR_NOT_FOUND, "memory region %llu is unknown or was revoked (mmap stopped)",
 			    (unsigned long long)region_id);
-	if (!secret_ok)
+	if (status != DOCA_SUCCESS)
 		return FAIL(DOCA_ERROR_AUTHENTICATION, "wrong secret for memory region %llu",
 			    (unsigned long long)region_id);
+	/* Held: the range and permissions cannot change until release. */
+	mmap = container_of(e, struct doca_mmap, region);
+	region->mmap = mmap;
+	region->addr = mmap->addr;
+	region->len = mmap->len;
+	region->permissions = mmap->permissions;
 	return DOCA_SUCCESS;
 }
 
@@ -311,13 +217,8 @@ SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *r
 		return;
 	mmap = region->mmap;
 	region->mmap = NULL; /* a second release is a no-op */
-
-	pthread_mutex_lock(&region_lock);
-	if (mmap->region_holds == 0)
-		SDK_LOG_ERR("memory region %llu released more often than held", (unsigned long long)mmap->region_id);
-	else if (--mmap->region_holds == 0)
-		pthread_cond_broadcast(&region_idle);
-	pthread_mutex_unlock(&region_lock);
+	if (!core_registry_release(&regions, &mmap->region))
+		SDK_LOG_ERR("memory region %llu released more often than held", (unsigned long long)mmap->region.id);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
@@ -346,12 +247,12 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint6
 	if (pid == NULL || nonce == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "process identity: NULL output");
 
-	pthread_mutex_lock(&region_lock);
+	pthread_mutex_lock(&nonce_lock);
 	if (!process_nonce_ready) {
-		err = random_fill(&process_nonce, sizeof(process_nonce));
+		err = softdoca_random_fill(&process_nonce, sizeof(process_nonce));
 		process_nonce_ready = err == DOCA_SUCCESS;
 	}
-	pthread_mutex_unlock(&region_lock);
+	pthread_mutex_unlock(&nonce_lock);
 	if (err != DOCA_SUCCESS)
 		return err;
 
@@ -370,8 +271,8 @@ static void desc_encode(const struct doca_mmap *mmap, uint32_t pid, uint64_t non
 	put_le16(p + 6, 0);
 	put_le32(p + 8, SOFTDOCA_MMAP_DESC_LEN);
 	put_le32(p + 12, mmap->permissions);
-	put_le64(p + 16, mmap->region_id);
-	memcpy(p + 24, mmap->secret, SOFTDOCA_MMAP_SECRET_LEN);
+	put_le64(p + 16, mmap->region.id);
+	memcpy(p + 24, mmap->region.secret, SOFTDOCA_MMAP_SECRET_LEN);
 	put_le64(p + 40, (uint64_t)mmap->addr);
 	put_le64(p + 48, (uint64_t)mmap->len);
 	put_le32(p + 56, pid);
@@ -430,7 +331,7 @@ static doca_error_t desc_parse_v1(const uint8_t *p, struct softdoca_mmap_desc *d
 			    d->permissions);
 	if (d->region_id == 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has region id 0");
-	if (bytes_all_zero(d->secret, SOFTDOCA_MMAP_SECRET_LEN))
+	if (softdoca_bytes_all_zero(d->secret, SOFTDOCA_MMAP_SECRET_LEN))
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has an all-zero secret");
 	if (d->addr == 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has address 0");
@@ -771,7 +672,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 {
 	if (mmap == NULL || exported == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or exported is NULL");
-	*exported = mmap->exported ? 1 : 0;
+	*exported = mmap->region.registered ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
@@ -825,7 +726,7 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 			    mmap->permissions);
 	if (mmap_find_dev(mmap, dev) < 0)
 		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to this mmap");
-	if (!mmap->exported) {
+	if (!mmap->region.registered) {
 		err = mmap_export_new(mmap);
 		if (err != DOCA_SUCCESS)
 			return err;

@@ -34,6 +34,7 @@
 #include "log_internal.h"
 #include "mmap.h"
 #include "secret.h"
+#include "registry.h"
 #include "sync_event.h"
 
 SDK_LOG_REGISTER(SYNC_EVENT)
@@ -44,7 +45,6 @@ SDK_LOG_REGISTER(SYNC_EVENT)
 #define DESC_MAGIC "SDSE"
 #define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
 
-#define TABLE_BUCKETS 256u
 
 /* Waiting: polls before the first sleep, then how long one sleep may last. */
 #define WAIT_SPINS 1000
@@ -162,13 +162,8 @@ struct doca_sync_event {
 	struct doca_task *pending_waits; /* wait tasks whose condition does not hold yet */
 	atomic_uint num_pending_waits;	 /* read by updaters on any thread */
 
-	/* Export. exported, table_next and holds change only under
-	 * table_lock. */
-	bool exported;
-	uint64_t event_id;
-	uint8_t secret[SOFTDOCA_SYNC_EVENT_SECRET_LEN];
-	struct doca_sync_event *table_next;
-	uint32_t holds;
+	/* Export: reachable by event id and secret. */
+	struct core_registry_entry reg;
 	uint8_t desc[SOFTDOCA_SYNC_EVENT_DESC_LEN]; /* last descriptor handed out */
 };
 
@@ -177,11 +172,10 @@ struct doca_sync_event_remote_net {
 	struct softdoca_sync_event_desc desc;
 };
 
+_Static_assert(SOFTDOCA_SYNC_EVENT_SECRET_LEN == CORE_REGISTRY_SECRET_LEN, "one secret length");
+
 /* The table of exported, active events, by event id. */
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t table_idle = PTHREAD_COND_INITIALIZER;
-static struct doca_sync_event *table_buckets[TABLE_BUCKETS];
-static uint64_t table_next_id = 1; /* ids are never reused */
+static struct core_registry events = CORE_REGISTRY_INIT;
 
 /* ------------------------------------------------------------------ */
 /* Little helpers                                                       */
@@ -371,93 +365,40 @@ static void se_deactivate(struct doca_sync_event *ev)
 /* ------------------------------------------------------------------ */
 /* Table of exported events                                             */
 
-static struct doca_sync_event **table_bucket(uint64_t event_id)
-{
-	return &table_buckets[event_id % TABLE_BUCKETS];
-}
-
-/* Called with table_lock held. */
-static struct doca_sync_event *table_find(uint64_t event_id)
-{
-	struct doca_sync_event *ev = *table_bucket(event_id);
-
-	while (ev != NULL && ev->event_id != event_id)
-		ev = ev->table_next;
-	return ev;
-}
-
 /* Give an active event a fresh id and secret and make it reachable. */
 static doca_error_t table_add(struct doca_sync_event *ev)
 {
-	uint8_t secret[SOFTDOCA_SYNC_EVENT_SECRET_LEN];
-	struct doca_sync_event **bucket;
-	doca_error_t err;
-
-	err = softdoca_secret_generate(secret, sizeof(secret));
-	if (err != DOCA_SUCCESS)
-		return err;
-
-	pthread_mutex_lock(&table_lock);
-	ev->event_id = table_next_id++;
-	memcpy(ev->secret, secret, sizeof(secret));
-	ev->holds = 0;
-	bucket = table_bucket(ev->event_id);
-	ev->table_next = *bucket;
-	*bucket = ev;
-	ev->exported = true;
-	pthread_mutex_unlock(&table_lock);
-	return DOCA_SUCCESS;
+	return core_registry_add(&events, &ev->reg);
 }
 
 /* Revoke: make the event unreachable, then wait until no remote update
  * still holds it. */
 static void table_remove(struct doca_sync_event *ev)
 {
-	struct doca_sync_event **link;
-
-	pthread_mutex_lock(&table_lock);
-	if (ev->exported) {
-		link = table_bucket(ev->event_id);
-		while (*link != ev)
-			link = &(*link)->table_next;
-		*link = ev->table_next;
-		ev->table_next = NULL;
-		ev->exported = false;
-		while (ev->holds > 0)
-			pthread_cond_wait(&table_idle, &table_lock);
-	}
-	pthread_mutex_unlock(&table_lock);
+	core_registry_remove(&events, &ev->reg);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_lookup(uint64_t event_id,
 							 const uint8_t secret[SOFTDOCA_SYNC_EVENT_SECRET_LEN],
 							 struct softdoca_sync_event_ref *ref)
 {
-	struct doca_sync_event *ev;
-	bool secret_ok;
+	struct core_registry_entry *e;
+	doca_error_t status;
 
 	if (secret == NULL || ref == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "sync event lookup: NULL secret or output");
-
-	pthread_mutex_lock(&table_lock);
-	ev = table_find(event_id);
-	secret_ok = ev != NULL && softdoca_secret_equal(ev->secret, secret, SOFTDOCA_SYNC_EVENT_SECRET_LEN);
-	if (secret_ok) {
-		ev->holds++;
-		ref->event = ev;
-		ref->event_id = event_id;
-	}
-	pthread_mutex_unlock(&table_lock);
-
+	status = core_registry_hold(&events, event_id, secret, &e);
 	/* Only started events with a remote_net publisher are ever in the
 	 * table (export refuses the others), so one message covers them. */
-	if (ev == NULL)
+	if (status == DOCA_ERROR_NOT_FOUND)
 		return FAIL(DOCA_ERROR_NOT_FOUND,
 			    "sync event %llu is unknown, was never exported to remote_net, or was revoked (stopped)",
 			    (unsigned long long)event_id);
-	if (!secret_ok)
+	if (status != DOCA_SUCCESS)
 		return FAIL(DOCA_ERROR_AUTHENTICATION, "wrong secret for sync event %llu",
 			    (unsigned long long)event_id);
+	ref->event = container_of(e, struct doca_sync_event, reg);
+	ref->event_id = event_id;
 	return DOCA_SUCCESS;
 }
 
@@ -469,13 +410,8 @@ SOFTDOCA_EXPORT void softdoca_sync_event_release(struct softdoca_sync_event_ref 
 		return;
 	ev = ref->event;
 	ref->event = NULL; /* a second release is a no-op */
-
-	pthread_mutex_lock(&table_lock);
-	if (ev->holds == 0)
+	if (!core_registry_release(&events, &ev->reg))
 		SDK_LOG_ERR("sync event %llu released more often than held", (unsigned long long)ref->event_id);
-	else if (--ev->holds == 0)
-		pthread_cond_broadcast(&table_idle);
-	pthread_mutex_unlock(&table_lock);
 }
 
 static bool ref_held(const struct softdoca_sync_event_ref *ref, const char *op)
@@ -516,8 +452,8 @@ static void desc_encode(const struct doca_sync_event *ev, uint32_t pid, uint64_t
 	put_le(p + 6, 0, 2);
 	put_le(p + 8, SOFTDOCA_SYNC_EVENT_DESC_LEN, 4);
 	put_le(p + 12, pid, 4);
-	put_le(p + 16, ev->event_id, 8);
-	memcpy(p + 24, ev->secret, SOFTDOCA_SYNC_EVENT_SECRET_LEN);
+	put_le(p + 16, ev->reg.id, 8);
+	memcpy(p + 24, ev->reg.secret, SOFTDOCA_SYNC_EVENT_SECRET_LEN);
 	put_le(p + 40, nonce, 8);
 }
 
@@ -1338,7 +1274,7 @@ doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
 			    "%s: sync event publisher location is %s; only an event with a remote_net publisher "
 			    "(doca_sync_event_add_publisher_location_remote_net) can be exported",
 			    __func__, se_location_name(event->publisher));
-	if (!event->exported) {
+	if (!event->reg.registered) {
 		err = se_export_new(event);
 		if (err != DOCA_SUCCESS)
 			return err;
