@@ -14,24 +14,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
 #include "log_internal.h"
+#include "secret.h"
 
 SDK_LOG_REGISTER(ENGINE::CONN)
-
-static bool secret_equal(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t diff = 0;
-
-	/* Constant time: no early exit that would leak how much matched. */
-	for (int i = 0; i < ENGINE_SECRET_LEN; i++)
-		diff |= (uint8_t)(a[i] ^ b[i]);
-	return diff == 0;
-}
 
 struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN])
 {
@@ -48,7 +38,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		SDK_LOG_DBG("message for closed connection %u: dropped", id);
 		return NULL;
 	}
-	if (!secret_equal(c->secret, secret)) {
+	if (!softdoca_secret_equal(c->secret, secret, ENGINE_SECRET_LEN)) {
 		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
@@ -103,10 +93,9 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	memset(c, 0, sizeof(*c));
 	c->peer_watch.fd = -1;
 	c->cm_src.fd = -1;
-	if (getrandom(c->secret, sizeof(c->secret), 0) != sizeof(c->secret)) {
-		SDK_LOG_ERR("getrandom failed: cannot make a connection secret");
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
+	status = softdoca_secret_generate(c->secret, sizeof(c->secret));
+	if (status != DOCA_SUCCESS)
+		return status;
 	st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
@@ -401,16 +390,21 @@ static void conn_close_ep(struct engine_conn *c)
 
 /* The connection is over (peer gone, peer said BYE, or local stop):
  * fail what is in flight on it and tell the RDMA layer. Lock held. */
+/* The connection is over: nothing more moves on it. Lock held. */
+static void conn_close(struct engine_conn *c, doca_error_t ops_status)
+{
+	c->state = CONN_CLOSED;
+	engine_svc_unwatch(&c->peer_watch);
+	engine_fail_conn_ops(c, ops_status);
+	engine_target_drop(c);
+	conn_close_ep(c);
+}
+
 void engine_conn_fail(struct engine_conn *c, enum engine_conn_event event)
 {
 	if (c->state == CONN_CLOSED)
 		return;
-	c->state = CONN_CLOSED;
-	engine_svc_unwatch(&c->peer_watch);
-	engine_fail_conn_ops(c, event == ENGINE_CONN_DISCONNECTED ? DOCA_ERROR_CONNECTION_RESET
-								  : DOCA_ERROR_CONNECTION_ABORTED);
-	engine_target_drop(c);
-	conn_close_ep(c);
+	conn_close(c, event == ENGINE_CONN_DISCONNECTED ? DOCA_ERROR_CONNECTION_RESET : DOCA_ERROR_CONNECTION_ABORTED);
 	conn_event(c, event);
 }
 
@@ -465,11 +459,7 @@ static void conn_disconnect_locked(struct engine_conn *c)
 		return;
 	conn_say_bye(c);
 	conn_flush_ep(c);
-	c->state = CONN_CLOSED;
-	engine_svc_unwatch(&c->peer_watch);
-	engine_fail_conn_ops(c, DOCA_ERROR_CONNECTION_RESET);
-	engine_target_drop(c);
-	conn_close_ep(c);
+	conn_close(c, DOCA_ERROR_CONNECTION_RESET);
 }
 
 doca_error_t engine_conn_disconnect(struct engine_conn *c)

@@ -210,6 +210,16 @@ void engine_svc_kick(void)
 		SDK_LOG_DBG("service thread kick failed: %s", strerror(errno));
 }
 
+/* Fail what waited past its deadline: parked operations, connections not
+ * established in time. Lock held. */
+static void worker_expire(struct engine_worker *w, uint64_t now)
+{
+	if (w->parked > 0)
+		engine_target_expire(w, now);
+	if (w->cm_pending > 0)
+		engine_cm_expire(w, now);
+}
+
 /* Progress a worker until UCX has nothing more, then arm its event fd.
  * Bounded: a transport that keeps reporting events (a dead peer's, say)
  * must not keep the lock from everyone else. Returns false when the fd
@@ -222,10 +232,7 @@ static bool svc_serve(struct engine_worker *w, uint64_t now)
 	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
 		for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
 			;
-		if (w->parked > 0)
-			engine_target_expire(w, now);
-		if (w->cm_pending > 0)
-			engine_cm_expire(w, now);
+		worker_expire(w, now);
 		st = ucp_worker_arm(w->ucp);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -604,10 +611,8 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		return 0;
 	while ((n = ucp_worker_progress(w->ucp)) != 0)
 		events += n;
-	if (w->parked > 0)
-		engine_target_expire(w, engine_now_ns());
-	if (w->cm_pending > 0)
-		engine_cm_expire(w, engine_now_ns());
+	if (w->parked > 0 || w->cm_pending > 0)
+		worker_expire(w, engine_now_ns());
 	pthread_mutex_unlock(&w->lock);
 	return events;
 }
