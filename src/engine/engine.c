@@ -441,13 +441,11 @@ static doca_error_t svc_register(struct engine_worker *w)
 	return status;
 }
 
-/* After this returns, the service thread holds no event of w's fds: an
- * epoll_wait that returned them before they were removed has been worked
- * through (and skipped them, w being off the list). */
+/* Take w off the service thread's list and epoll set. Its events may
+ * still be in a round the thread is working on: see svc_quiesce. */
 static void svc_unregister(struct engine_worker *w)
 {
 	struct engine_worker **link;
-	uint64_t target;
 
 	pthread_mutex_lock(&svc.lock);
 	if (w->svc_registered) {
@@ -460,9 +458,21 @@ static void svc_unregister(struct engine_worker *w)
 		}
 		w->svc_registered = false;
 	}
+	pthread_mutex_unlock(&svc.lock);
+}
+
+/* Once every fd of a worker (its event fd, its connections' pidfds and
+ * sockets, its listeners) is out of the epoll set, wait for the service
+ * thread to finish a round: then it holds no event pointing into the
+ * worker, which may be freed. */
+static void svc_quiesce(void)
+{
+	uint64_t target;
+
+	pthread_mutex_lock(&svc.lock);
 	target = svc.loops + 1;
 	pthread_mutex_unlock(&svc.lock);
-	if (pthread_equal(pthread_self(), svc.thread) || !svc.running)
+	if (!svc.running || pthread_equal(pthread_self(), svc.thread))
 		return;
 	engine_svc_kick();
 	pthread_mutex_lock(&svc.lock);
@@ -592,6 +602,7 @@ void engine_worker_destroy(struct engine_worker *w)
 	/* No UCX write can land any more: give back what in-flight
 	 * rendezvous receives still held (the memory regions). */
 	engine_target_abandon(w);
+	svc_quiesce();
 	ucx_put(w->ucx);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++)
 		free(w->conns[i].desc);
