@@ -20,6 +20,7 @@
 #include "engine_internal.h"
 #include "log_internal.h"
 #include "secret.h"
+#include "ucx_addr.h"
 
 SDK_LOG_REGISTER(ENGINE::CONN)
 
@@ -42,10 +43,20 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
+	c->heard = true; /* a sign of life (keepalive.c) */
 	return c;
 }
 
-static bool shm_allowed(void);
+/* Only worker addresses proven well-formed reach UCX, which asserts (or
+ * reads out of bounds) on malformed ones: see ucx_addr.c. */
+doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr, size_t addr_len)
+{
+	if (addr == NULL || addr_len == 0) {
+		SDK_LOG_ERR("the peer's UCX worker address is missing");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return ucx_addr_check(addr, addr_len, w->own_addr, w->own_addr_len);
+}
 
 static void conn_event(struct engine_conn *c, enum engine_conn_event ev)
 {
@@ -101,7 +112,7 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
 		return DOCA_ERROR_DRIVER;
 	}
-	d.flags = (w->conf.dc ? WIRE_DESC_FLAG_DC : 0) | (shm_allowed() ? WIRE_DESC_FLAG_SHM : 0);
+	d.flags = w->conf.dc ? WIRE_DESC_FLAG_DC : 0;
 	d.conn_id = (uint32_t)(c - w->conns) + 1;
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
@@ -198,21 +209,10 @@ static bool peer_on_this_host(const struct wire_desc *d)
 	return ns != 0 && ns == d->pid_ns && memcmp(id, d->host_id, WIRE_HOST_ID_LEN) == 0;
 }
 
-/* May UCX use shared memory here? Unless UCX_TLS names only other
- * transports, it will, for a peer on this host. */
-static bool shm_allowed(void)
-{
-	const char *tls = getenv("UCX_TLS");
-
-	if (tls == NULL || tls[0] == '^')
-		return true;
-	return strstr(tls, "sm") != NULL || strstr(tls, "posix") != NULL || strstr(tls, "sysv") != NULL ||
-	       strstr(tls, "all") != NULL;
-}
-
-/* UCX's shared-memory transports cannot report a dead peer, so for a peer
- * on this host we watch its process instead (a pidfd in the service
- * thread's epoll) and let UCX pick shared memory. */
+/* A peer on this host: watch its process (a pidfd in the service
+ * thread's epoll), so that its death is noticed at once rather than by
+ * the keepalive timeout. The pid is the peer's claim: its exit only makes
+ * us ask the peer (engine_keepalive_suspect). */
 static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -233,16 +233,74 @@ static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 #endif
 }
 
+/* Our endpoint to the peer at addr (untrusted bytes, proven well-formed
+ * before UCX sees them). Always in UCX's peer error mode: UCX then
+ * reports transport failures, and a closed endpoint really goes away
+ * (in the other mode UCX keeps it, and a shared-memory peer's segment
+ * mapped, until the worker is destroyed). Lock held. */
+static doca_error_t conn_ep_create(struct engine_conn *c, const uint8_t *addr, size_t addr_len)
+{
+	struct engine_worker *w = c->worker;
+	ucp_ep_params_t ep = {0};
+	doca_error_t status;
+	ucs_status_t st;
+
+	status = engine_peer_addr_check(w, addr, addr_len);
+	if (status != DOCA_SUCCESS)
+		return status;
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = conn_ep_error;
+	ep.err_handler.arg = c;
+	st = ucp_ep_create(w->ucp, &ep, &c->ep);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("connection %u: cannot reach the peer's address: %s", c->id, ucs_status_string(st));
+		c->ep = NULL;
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	engine_keepalive_start(c);
+	return DOCA_SUCCESS;
+}
+
+/* HELLO tells the peer our connection id and secret. On DC it also
+ * carries our worker address: the passive side never gets a descriptor
+ * of ours, and makes its endpoint from it. */
+static doca_error_t conn_say_hello(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+	struct wire_hello hello = {0};
+	ucp_address_t *addr = NULL;
+	size_t addr_len = 0;
+	doca_error_t status;
+	ucs_status_t st;
+
+	hello.version = WIRE_VERSION;
+	hello.dst_conn_id = c->peer_id;
+	memcpy(hello.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
+	hello.src_conn_id = c->id;
+	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
+	if (w->conf.dc) {
+		st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
+		if (st != UCS_OK) {
+			SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
+			return DOCA_ERROR_DRIVER;
+		}
+	}
+	status = engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), addr, addr_len);
+	if (addr != NULL)
+		ucp_worker_release_address(w->ucp, addr);
+	return status;
+}
+
 /* Bind c to the peer's descriptor: our endpoint, then HELLO. Lock held. */
 doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len)
 {
 	struct engine_worker *w = c->worker;
 	struct wire_desc d;
-	struct wire_hello hello = {0};
-	ucp_ep_params_t ep = {0};
 	bool same_host;
 	doca_error_t status;
-	ucs_status_t st;
 
 	status = wire_desc_parse(desc, desc_len, &d);
 	if (status != DOCA_SUCCESS)
@@ -261,36 +319,17 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 		SDK_LOG_ERR("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-			UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	ep.address = (const ucp_address_t *)d.worker_addr;
+	status = conn_ep_create(c, d.worker_addr, d.worker_addr_len);
+	if (status != DOCA_SUCCESS)
+		return status;
 	same_host = peer_on_this_host(&d);
-	/* Both sides must pick the same mode (UCX cannot mix them on one
-	 * pair of workers): shared memory only when both allow it. */
-	ep.err_mode = same_host && shm_allowed() && (d.flags & WIRE_DESC_FLAG_SHM) ? UCP_ERR_HANDLING_MODE_NONE
-										   : UCP_ERR_HANDLING_MODE_PEER;
-	ep.err_handler.cb = conn_ep_error;
-	ep.err_handler.arg = c;
-	st = ucp_ep_create(w->ucp, &ep, &c->ep);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
-		c->ep = NULL;
-		/* UCX may have torn the peer's endpoint down with ours. */
-		c->reply_ep = NULL;
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
 	c->peer_id = d.conn_id;
 	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
 	c->state = CONN_CONNECTED;
 	if (same_host && d.pid != (uint32_t)getpid())
 		conn_watch_peer(c, d.pid);
 
-	hello.version = WIRE_VERSION;
-	hello.dst_conn_id = d.conn_id;
-	memcpy(hello.dst_secret, d.secret, ENGINE_SECRET_LEN);
-	hello.src_conn_id = c->id;
-	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
-	status = engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), NULL, 0);
+	status = conn_say_hello(c);
 	if (status != DOCA_SUCCESS)
 		return status;
 	SDK_LOG_TRC("connection %u connected to peer connection %u", c->id, c->peer_id);
@@ -320,9 +359,12 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 	const struct wire_hello *h = &hello;
 	struct engine_conn *c;
 
-	(void)data;
-	if (wire_check(WIRE_AM_HELLO, header, header_length) != DOCA_SUCCESS || length != 0)
+	if (wire_check(WIRE_AM_HELLO, header, header_length) != DOCA_SUCCESS)
 		return UCS_OK;
+	if (length > WIRE_DESC_MAX_ADDR_LEN || (length > 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))) {
+		SDK_LOG_ERR("HELLO with a %zu-byte payload: dropped", length);
+		return UCS_OK;
+	}
 	memcpy(&hello, header, sizeof(hello)); /* any alignment */
 	c = engine_conn_lookup(w, h->dst_conn_id, h->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
@@ -332,13 +374,13 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 		SDK_LOG_ERR("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
 		return UCS_OK;
 	}
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-		SDK_LOG_ERR("connection %u: HELLO without a reply endpoint: dropped", c->id);
-		return UCS_OK;
-	}
 	c->peer_id = h->src_conn_id;
 	memcpy(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN);
-	c->reply_ep = param->reply_ep;
+	if (c->worker->conf.dc && c->state == CONN_EXPORTED && c->ep == NULL &&
+	    conn_ep_create(c, data, length) != DOCA_SUCCESS) {
+		SDK_LOG_ERR("connection %u: DC peer's HELLO carries no usable address: dropped", c->id);
+		return UCS_OK;
+	}
 	c->peer_hello = true;
 	conn_check_established(c);
 	engine_target_kick(c);
@@ -383,6 +425,7 @@ void engine_ep_close(ucp_ep_h *ep)
 
 static void conn_close_ep(struct engine_conn *c)
 {
+	engine_keepalive_stop(c);
 	engine_ep_close(&c->ep);
 	engine_cm_close(c);
 	engine_cm_established(c); /* no deadline for a closed connection */

@@ -127,6 +127,10 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	if (iface[0] != '\0')
 		ucx_default(config, "NET_DEVICES", iface);
 	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
+	/* Every endpoint uses the peer error mode (conn.c); shared memory
+	 * serves it only with the mm transports' error handling on (POSIX
+	 * then qualifies; SysV never does). */
+	ucx_default(config, "MM_ERROR_HANDLING", "y");
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -218,6 +222,17 @@ static void worker_expire(struct engine_worker *w, uint64_t now)
 		engine_target_expire(w, now);
 	if (w->cm_pending > 0)
 		engine_cm_expire(w, now);
+	if (w->monitored > 0)
+		engine_keepalive_sweep(w, now);
+}
+
+/* Anything with a deadline on this worker? (No lock: the counters are
+ * atomics; a stale answer only changes how soon we look again.) */
+static bool worker_has_deadlines(struct engine_worker *w)
+{
+	return atomic_load_explicit(&w->parked, memory_order_relaxed) > 0 ||
+	       atomic_load_explicit(&w->cm_pending, memory_order_relaxed) > 0 ||
+	       atomic_load_explicit(&w->suspects, memory_order_relaxed) > 0;
 }
 
 /* Progress a worker until UCX has nothing more, then arm its event fd.
@@ -253,11 +268,15 @@ static void svc_rearm(struct engine_worker *w)
 static int svc_timeout_ms(void)
 {
 	struct engine_worker *w;
+	int timeout = -1;
 
-	for (w = svc.workers; w != NULL; w = w->svc_next)
-		if (w->parked > 0 || w->cm_pending > 0)
+	for (w = svc.workers; w != NULL; w = w->svc_next) {
+		if (worker_has_deadlines(w))
 			return SVC_MAX_SLEEP_MS;
-	return -1;
+		if (atomic_load_explicit(&w->monitored, memory_order_relaxed) > 0)
+			timeout = (int)(engine_timeouts()->interval_ns / 1000000ULL);
+	}
+	return timeout;
 }
 
 static struct svc_source svc_kick_src = {.kind = SVC_KICK, .fd = -1};
@@ -285,16 +304,14 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 	if (src->fd >= 0) {
 		switch (src->kind) {
 		case SVC_PEER:
-			/* The peer process on this host is gone: fail its
-			 * connection now, instead of waiting for a transport —
-			 * after taking what it sent before it went (its last
-			 * answers, its BYE). */
+			/* The process the peer's descriptor names is gone: take
+			 * what the peer sent before it went (its last answers,
+			 * its BYE), then ask it; silence fails it soon. */
 			for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
 				;
-			if (c->state != CONN_CLOSED && c->state != CONN_FREE) {
-				SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
-				engine_conn_fail(c, ENGINE_CONN_FAILED);
-			}
+			if (c->state != CONN_CLOSED && c->state != CONN_FREE)
+				engine_keepalive_suspect(c);
+			engine_svc_unwatch(&c->peer_watch);
 			break;
 		case SVC_CM_LISTEN:
 			engine_cm_on_listen(src->listener);
@@ -493,6 +510,7 @@ static doca_error_t worker_set_handlers(struct engine_worker *w)
 		{WIRE_AM_BYE, engine_am_bye},
 		{WIRE_AM_REQ, engine_am_req},
 		{WIRE_AM_RESP, engine_am_resp},
+		{WIRE_AM_PING, engine_am_ping},
 	};
 
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
@@ -527,6 +545,11 @@ static doca_error_t worker_open_ucp(struct engine_worker *w)
 	st = ucp_worker_create(w->ucx->context, &wp, &w->ucp);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("cannot create a UCX worker: %s", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	st = ucp_worker_get_address(w->ucp, &w->own_addr, &w->own_addr_len);
+	if (st != UCS_OK) {
+		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
 		return DOCA_ERROR_DRIVER;
 	}
 	st = ucp_worker_get_efd(w->ucp, &w->efd);
@@ -564,8 +587,10 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 	if (status != DOCA_SUCCESS)
 		goto free_worker;
 	status = worker_open_ucp(w);
-	if (status != DOCA_SUCCESS)
+	if (status != DOCA_SUCCESS && w->ucp == NULL)
 		goto put_ucx;
+	if (status != DOCA_SUCCESS)
+		goto destroy_ucp;
 	status = svc_register(w);
 	if (status != DOCA_SUCCESS)
 		goto destroy_ucp;
@@ -573,6 +598,8 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 	return DOCA_SUCCESS;
 
 destroy_ucp:
+	if (w->own_addr != NULL)
+		ucp_worker_release_address(w->ucp, w->own_addr);
 	ucp_worker_destroy(w->ucp);
 put_ucx:
 	ucx_put(w->ucx);
@@ -598,6 +625,7 @@ void engine_worker_destroy(struct engine_worker *w)
 	for (int i = 0; i < 1000 && ucp_worker_progress(w->ucp) != 0; i++)
 		;
 	pthread_mutex_unlock(&w->lock);
+	ucp_worker_release_address(w->ucp, w->own_addr);
 	ucp_worker_destroy(w->ucp);
 	/* No UCX write can land any more: give back what in-flight
 	 * rendezvous receives still held (the memory regions). */
@@ -622,7 +650,7 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		return 0;
 	while ((n = ucp_worker_progress(w->ucp)) != 0)
 		events += n;
-	if (w->parked > 0 || w->cm_pending > 0)
+	if (worker_has_deadlines(w) || w->monitored > 0)
 		worker_expire(w, engine_now_ns());
 	pthread_mutex_unlock(&w->lock);
 	return events;

@@ -77,8 +77,15 @@ struct engine_conn {
 	uint8_t secret[ENGINE_SECRET_LEN];  /* ours: peers must present it */
 	uint32_t peer_id;
 	uint8_t peer_secret[ENGINE_SECRET_LEN];
-	ucp_ep_h ep;                        /* our endpoint to the peer (after connect) */
-	ucp_ep_h reply_ep;                  /* the peer's endpoint as seen here: responses go there */
+	ucp_ep_h ep;                        /* our endpoint to the peer (after connect; the DC
+					       passive side makes one from the peer's HELLO) */
+	/* Liveness (keepalive.c): anything valid from the peer sets heard;
+	 * the periodic sweep turns it into last_heard_ns, pings a quiet
+	 * peer and fails one that stays quiet past the timeout. */
+	bool heard;
+	uint64_t last_heard_ns;
+	uint64_t connected_ns;              /* when ep was made */
+	uint64_t suspect_ns;                /* the peer's process seems gone: confirm by then (0 = no) */
 	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
 	/* RDMA CM: a TCP socket carries the descriptor exchange (and, while
 	 * open, tells us when the peer goes away); data uses ep as usual. */
@@ -125,6 +132,8 @@ struct engine_slot {
 struct engine_worker {
 	struct engine_ucx *ucx;
 	ucp_worker_h ucp;
+	ucp_address_t *own_addr;            /* our worker address: the template peers' are checked against */
+	size_t own_addr_len;
 	int efd;
 	pthread_mutex_t lock;               /* serialises the app thread and the service thread */
 	struct engine_worker_conf conf;
@@ -139,7 +148,12 @@ struct engine_worker {
 	struct engine_wr *recv_head;        /* posted receives, oldest first */
 	struct engine_wr *recv_tail;
 	uint32_t outstanding;               /* posted, done() not yet called */
-	uint32_t parked;                    /* target ops waiting with a deadline */
+	/* Counters the service thread reads without the lock to pick its
+	 * sleep (written under the lock). */
+	atomic_uint parked;                 /* target ops waiting with a deadline */
+	atomic_uint suspects;               /* connections whose peer may be gone (fast checks) */
+	atomic_uint monitored;              /* connections with an endpoint (keepalive) */
+	uint64_t keepalive_next_ns;         /* next keepalive sweep */
 	/* The op whose active message callback is running: its payload is
 	 * UCX's to release if it finishes before the callback returns. */
 	struct tgt_op *handler_op;
@@ -148,7 +162,7 @@ struct engine_worker {
 	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
-	uint32_t cm_pending;                /* connections with a CM deadline */
+	atomic_uint cm_pending;             /* connections with a CM deadline */
 
 	bool svc_registered;
 	struct svc_source svc_src;
@@ -168,7 +182,21 @@ void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modif
 void engine_svc_unwatch(struct svc_source *src);
 void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns);
 
+/* keepalive.c */
+struct engine_timeouts {
+	uint64_t timeout_ns;   /* a peer silent this long is gone */
+	uint64_t interval_ns;  /* ping a peer silent this long; sweep this often */
+};
+const struct engine_timeouts *engine_timeouts(void);
+void engine_keepalive_sweep(struct engine_worker *w, uint64_t now);
+void engine_keepalive_suspect(struct engine_conn *c);
+void engine_keepalive_start(struct engine_conn *c);
+void engine_keepalive_stop(struct engine_conn *c);
+ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			    const ucp_am_recv_param_t *param);
+
 /* conn.c */
+doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr, size_t addr_len);
 doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **conn_out);
 doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len);
 doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len, const void *payload,

@@ -106,10 +106,11 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	struct tgt_resp *resp;
 	ucp_request_param_t p = {0};
 	ucs_status_ptr_t req;
-	/* Our own endpoint when we have one (it reports the peer's death and
-	 * orders the answers with our BYE); the DC passive side has only the
-	 * endpoint the requests came from. */
-	ucp_ep_h ep = c->ep != NULL ? c->ep : c->reply_ep;
+	/* Our own endpoint: it reports the peer's death and orders the
+	 * answers with our BYE (the DC passive side makes one from the
+	 * peer's HELLO). An RC side that has not connected has none: the
+	 * initiator gives up on its own (keepalive.c). */
+	ucp_ep_h ep = c->ep;
 
 	if (ep == NULL) {
 		/* Nobody to answer (the endpoint died): drop what we hold. */
@@ -804,7 +805,7 @@ ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, 
 	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
 		return UCS_OK;
-	if (!c->peer_hello || c->reply_ep == NULL) {
+	if (!c->peer_hello) {
 		SDK_LOG_ERR("connection %u: operation before the peer's HELLO: dropped", c->id);
 		return UCS_OK;
 	}

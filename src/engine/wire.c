@@ -178,6 +178,8 @@ static size_t wire_header_size(enum wire_am_id id)
 		return sizeof(struct wire_req);
 	case WIRE_AM_RESP:
 		return sizeof(struct wire_resp);
+	case WIRE_AM_PING:
+		return sizeof(struct wire_ping);
 	}
 	return 0;
 }
@@ -239,6 +241,15 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 		memcpy(&resp, header, sizeof(resp));
 		return wire_check_resp(&resp);
 	}
+	if (id == WIRE_AM_PING) {
+		struct wire_ping ping;
+
+		memcpy(&ping, header, sizeof(ping));
+		if (ping.flags & ~WIRE_PING_PONG) {
+			SDK_LOG_ERR("keepalive with unknown flags 0x%x: dropped", ping.flags);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -257,11 +268,11 @@ doca_error_t engine_wire_header_check(const void *header, size_t header_len)
 	if (header == NULL || header_len < 2)
 		return DOCA_ERROR_INVALID_VALUE;
 	memcpy(&id, header, 2);
-	if (id % 5 == 4) {
+	if (id % 6 == 5) {
 		struct wire_cm cm;
 		size_t frame_len;
 
 		return wire_cm_parse((const uint8_t *)header + 2, header_len - 2, &cm, &frame_len);
 	}
-	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 5)), (const uint8_t *)header + 2, header_len - 2);
+	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 6)), (const uint8_t *)header + 2, header_len - 2);
 }

@@ -25,6 +25,7 @@ enum wire_am_id {
 	WIRE_AM_BYE = 0x5d02,   /* "I disconnected" */
 	WIRE_AM_REQ = 0x5d03,   /* an operation for the target */
 	WIRE_AM_RESP = 0x5d04,  /* its answer */
+	WIRE_AM_PING = 0x5d05,  /* "are you there?" (keepalive) or its answer */
 };
 
 /* RDMA CM frames on the CM's TCP socket: this header, then desc_len bytes
@@ -60,6 +61,17 @@ struct wire_hello {
 };
 
 struct wire_bye {
+	uint16_t version;
+	uint16_t flags;
+	uint32_t dst_conn_id;
+	uint8_t dst_secret[ENGINE_SECRET_LEN];
+};
+
+/* Keepalive: a PING asks the peer's engine for a PONG (flags
+ * WIRE_PING_PONG), which it sends on the endpoint the PING came from. */
+#define WIRE_PING_PONG 0x1
+
+struct wire_ping {
 	uint16_t version;
 	uint16_t flags;
 	uint32_t dst_conn_id;

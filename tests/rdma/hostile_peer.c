@@ -34,8 +34,8 @@
  * target then checks that no byte of its region or of the canaries around
  * it changed.
  *
- * Our endpoint uses the error-handling mode the engine picks for this
- * peer (--ep-err-mode auto): UCX refuses two endpoints between the same
+ * Our endpoint uses the error-handling mode the engine uses (peer; that
+ * is --ep-err-mode auto): UCX refuses two endpoints between the same
  * workers with different modes. --ep-err-mode none|peer forces one, to
  * reproduce what a mismatch does to the target.
  *
@@ -1465,35 +1465,11 @@ static int read_target_files(struct hostile *h)
 	return 0;
 }
 
-/* The engine's rule (conn.c): a peer on this host, with shared memory
- * allowed by UCX_TLS on both sides (the descriptor's SHM flag says so for
- * each), gets no error handling (shared memory cannot report a dead peer;
- * its process is watched instead); any other gets
- * UCP_ERR_HANDLING_MODE_PEER. Our endpoint must match the target's. */
-static bool shm_allowed(void)
-{
-	const char *tls = getenv("UCX_TLS");
-
-	if (tls == NULL || tls[0] == '^')
-		return true;
-	return strstr(tls, "sm") != NULL || strstr(tls, "posix") != NULL || strstr(tls, "sysv") != NULL ||
-	       strstr(tls, "all") != NULL;
-}
-
+/* The engine's rule (conn.c): every endpoint uses UCX's peer error mode.
+ * Ours must match the target's, unless a scenario forces the other one. */
 static ucp_err_handling_mode_t ep_err_mode(const struct hostile *h)
 {
-	uint8_t id[WIRE_HOST_ID_LEN];
-	uint64_t ns;
-	bool same_host;
-
-	if (h->err_mode == ERR_MODE_NONE)
-		return UCP_ERR_HANDLING_MODE_NONE;
-	if (h->err_mode == ERR_MODE_PEER)
-		return UCP_ERR_HANDLING_MODE_PEER;
-	host_identity(id, &ns);
-	same_host = ns != 0 && ns == h->tconn.pid_ns && memcmp(id, h->tconn.host_id, WIRE_HOST_ID_LEN) == 0;
-	return same_host && shm_allowed() && (h->tconn.flags & WIRE_DESC_FLAG_SHM) ? UCP_ERR_HANDLING_MODE_NONE
-										    : UCP_ERR_HANDLING_MODE_PEER;
+	return h->err_mode == ERR_MODE_NONE ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
 }
 
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
@@ -1526,6 +1502,10 @@ static int ucx_setup(struct hostile *h)
 		printf("FAIL hostile setup: ucp_config_read: %s\n", ucs_status_string(st));
 		return -1;
 	}
+	/* As the engine does: shared memory serves the peer error mode
+	 * only with the mm transports' error handling on. */
+	if (getenv("UCX_MM_ERROR_HANDLING") == NULL)
+		(void)ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
 	params.field_mask = UCP_PARAM_FIELD_FEATURES;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	st = ucp_init(&params, config, &h->ucp);
@@ -1597,9 +1577,7 @@ static int publish_descriptor(struct hostile *h)
 	memcpy(d.secret, h->my_secret, ENGINE_SECRET_LEN);
 	d.pid = (uint32_t)getpid();
 	host_identity(d.host_id, &d.pid_ns);
-	/* Say what we allow, as the engine does, unless forcing a mode. */
-	d.flags = h->err_mode == ERR_MODE_NONE || (h->err_mode == ERR_MODE_AUTO && shm_allowed()) ? WIRE_DESC_FLAG_SHM
-												  : 0;
+	d.flags = 0;
 	d.worker_addr = (const uint8_t *)addr;
 	d.worker_addr_len = (uint32_t)addr_len;
 	err = wire_desc_build(&d, &desc, &desc_len);
