@@ -28,7 +28,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 	struct engine_conn *c;
 
 	if (id == 0 || id > w->num_conns) {
-		SDK_LOG_ERR("message for unknown connection id %u: dropped", id);
+		SDK_LOG_ERR_RL("message for unknown connection id %u: dropped", id);
 		return NULL;
 	}
 	c = &w->conns[id - 1];
@@ -39,7 +39,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		return NULL;
 	}
 	if (!softdoca_secret_equal(c->secret, secret, ENGINE_SECRET_LEN)) {
-		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
+		SDK_LOG_ERR_RL("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
 	return c;
@@ -86,7 +86,7 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 		}
 	}
 	if (c == NULL) {
-		SDK_LOG_ERR("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
+		SDK_LOG_ERR_RL("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
 			    w->conf.max_connections);
 		return DOCA_ERROR_FULL;
 	}
@@ -248,7 +248,7 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (!!(d.flags & WIRE_DESC_FLAG_DC) != w->conf.dc) {
-		SDK_LOG_ERR("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
+		SDK_LOG_ERR_RL("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
 			    w->conf.dc ? "DC" : "RC");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -258,7 +258,7 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (c->peer_hello && (c->peer_id != d.conn_id || memcmp(c->peer_secret, d.secret, ENGINE_SECRET_LEN) != 0)) {
-		SDK_LOG_ERR("connection %u: this descriptor is not from the peer that already connected to it", c->id);
+		SDK_LOG_ERR_RL("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -273,7 +273,7 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
 	if (st != UCS_OK) {
-		SDK_LOG_ERR("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
+		SDK_LOG_ERR_RL("connection %u: cannot reach the peer in this descriptor: %s", c->id, ucs_status_string(st));
 		c->ep = NULL;
 		/* UCX may have torn the peer's endpoint down with ours. */
 		c->reply_ep = NULL;
@@ -329,11 +329,11 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 		return UCS_OK;
 	if (c->peer_hello || (c->state == CONN_CONNECTED && (c->peer_id != h->src_conn_id ||
 							      memcmp(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN) != 0))) {
-		SDK_LOG_ERR("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
 		return UCS_OK;
 	}
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-		SDK_LOG_ERR("connection %u: HELLO without a reply endpoint: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: HELLO without a reply endpoint: dropped", c->id);
 		return UCS_OK;
 	}
 	c->peer_id = h->src_conn_id;
