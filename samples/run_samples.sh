@@ -22,7 +22,8 @@
 # "errors" is not a pair: it checks what a user sees on a first failure
 # (wrong -d, missing/empty/corrupt descriptor, closed stdin, leftover file,
 # a directory or a path in a missing directory given as a descriptor path,
-# an unreadable descriptor (not as root), a peer that is gone); it runs once per transport and ignores --modes.
+# an unreadable descriptor (not as root), a busy -lp port, a peer that is
+# gone); it runs once per transport and ignores --modes.
 #
 # Exit status: 0 when nothing failed, 77 when everything was skipped
 # (meson's "skipped"), 1 when something failed, 2 on a usage error.
@@ -368,6 +369,13 @@ play_errors() {
 	mkdir -p "$run/gone" && cp "${DIR[gone_sender]}/local.txt" "$run/gone/remote.txt"
 	start gone rdma_receive -d "$device" $(files)
 	echo >&"${FD[gone]}"
+	# RDMA CM: a port another program listens on (here another server).
+	busy_port=$(pick_port)
+	start busy_owner rdma_receive -d "$device" -cm -lp "$busy_port"
+	if wait_line busy_owner "Listening for RDMA CM connections on port $busy_port|$CM_SKIP_LINE"; then
+		start busy rdma_receive -d "$device" -cm -lp "$busy_port"
+		wait_exit busy
+	fi
 	# RDMA CM: a client with no server, a server with no client.
 	start cm_client rdma_send -d "$device" -cm -sa "$server_addr" -sat "$sat" -lp "$(pick_port)"
 	start cm_server rdma_receive -d "$device" -cm -lp "$(pick_port)"
@@ -395,6 +403,13 @@ check_errors() {
 	fi
 	expect_fail gone 'Cannot reach the sender that wrote remote.txt' 'The sender never connected'
 	expect_fail silent "Gave up after 3 seconds waiting for the sender's message" 'never connected or never answered'
+	expect_fail busy
+	expect_any busy "$CM_SKIP_LINE|Cannot listen on port $busy_port: another program is listening on it; pick another port with -lp"
+	# That line comes first, and alone: no other error line before or after it.
+	if ! grep -qF "$CM_SKIP_LINE" "$run/busy.log" && [ "$(grep -c -F '[ERROR]' "$run/busy.log")" != 1 ]; then
+		why="${why:+$why; }busy printed more than the one error line about the port: $(grep -F '[ERROR]' "$run/busy.log" | head -3 | tr '\n' ' ')"
+	fi
+	expect_fail busy_owner
 	expect_fail cm_client
 	expect_any cm_client "$CM_SKIP_LINE|Could not connect to the receiver at $server_addr|Gave up after 3 seconds"
 	expect_fail cm_server

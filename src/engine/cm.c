@@ -567,9 +567,16 @@ doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 		goto out;
 	}
 	fd = listener_socket(port);
+	if (fd < 0 && errno == EADDRINUSE) {
+		/* The return code says it all for a listen: the caller, who
+		 * knows how the port was chosen, tells the user what to do. */
+		SDK_LOG_DBG("cannot listen on port %u: another socket is bound to it", port);
+		status = DOCA_ERROR_IN_USE;
+		goto out;
+	}
 	if (fd < 0) {
 		SDK_LOG_ERR("cannot listen on port %u: %s", port, strerror(errno));
-		status = errno == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
+		status = DOCA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
 	l->port = port;

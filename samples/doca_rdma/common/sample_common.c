@@ -1666,9 +1666,13 @@ static doca_error_t connect_with_cm(struct sample *s)
 			cm_not_supported("doca_rdma_start_listen_to_port", result);
 			return result;
 		}
+		if (result == DOCA_ERROR_IN_USE) {
+			DOCA_LOG_ERR("Cannot listen on port %u: another program is listening on it; pick another port "
+				     "with -lp (and give the %s the same -lp)", cfg->cm_port, s->desc->peer);
+			return result;
+		}
 		if (result != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Cannot listen on port %u: %s (is another program using it? pick another port "
-				     "with -lp)", cfg->cm_port, doca_error_get_descr(result));
+			DOCA_LOG_ERR("Cannot listen on port %u: %s", cfg->cm_port, doca_error_get_descr(result));
 			return result;
 		}
 		DOCA_LOG_INFO("Listening for RDMA CM connections on port %u; waiting for %u %s%s", cfg->cm_port,
