@@ -360,7 +360,8 @@ static void cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_
 			oldest = &l->pre[i];
 	}
 	if (p == NULL) {
-		SDK_LOG_WARN_RL("port %u: %d connections have not sent their request yet; dropping the oldest (from %s)",
+		SDK_LOG_WARN_RL("port %u: %d connections have not sent their request yet; dropping the oldest "
+				"(from %s)",
 				l->port, ENGINE_CM_MAX_PRE, sa_text(&oldest->sa, text, sizeof(text)));
 		cm_pre_release(l, oldest, true);
 		p = oldest;

@@ -628,8 +628,8 @@ static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
 	if (softdoca_sync_event_lookup(op->req.region_id, op->req.region_secret, &ref) != DOCA_SUCCESS) {
-		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong", c->id,
-			    op_name(op->req.opcode), (unsigned long long)op->req.region_id);
+		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong",
+			       c->id, op_name(op->req.opcode), (unsigned long long)op->req.region_id);
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
 	}
 	switch (op->req.opcode) {
@@ -748,8 +748,8 @@ void engine_target_expire(struct engine_worker *w, uint64_t now)
 			continue;
 		op_unpark(w, op);
 		if (c->state == CONN_EXPORTED && !w->conf.dc) {
-			SDK_LOG_ERR_RL("connection %u: the peer's %s waited for this side to connect and timed out", c->id,
-				    op_name(op->req.opcode));
+			SDK_LOG_ERR_RL("connection %u: the peer's %s waited for this side to connect and timed out",
+				       c->id, op_name(op->req.opcode));
 			status = DOCA_ERROR_NOT_CONNECTED;
 		} else {
 			SDK_LOG_ERR_RL("connection %u: receiver not ready: no receive was posted for the peer's %s "

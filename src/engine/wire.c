@@ -159,8 +159,8 @@ doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, s
 	    (cm->type == WIRE_CM_REQ && cm->priv_len != 0) ||
 	    (cm->type != WIRE_CM_REJ && (cm->desc_len < WIRE_DESC_FIXED_LEN ||
 					 cm->desc_len > WIRE_DESC_FIXED_LEN + WIRE_DESC_MAX_ADDR_LEN))) {
-		SDK_LOG_ERR_RL("RDMA CM: malformed frame (type %u, descriptor %u bytes, private data %u bytes)", cm->type,
-			    cm->desc_len, cm->priv_len);
+		SDK_LOG_ERR_RL("RDMA CM: malformed frame (type %u, descriptor %u bytes, private data %u bytes)",
+			       cm->type, cm->desc_len, cm->priv_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*frame_len = WIRE_CM_HDR_LEN + (size_t)cm->desc_len + cm->priv_len;
@@ -218,12 +218,14 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 	uint16_t version;
 
 	if (want == 0 || header == NULL || header_len != want) {
-		SDK_LOG_ERR_RL("message 0x%x with a %zu-byte header (want %zu): dropped", (unsigned)id, header_len, want);
+		SDK_LOG_ERR_RL("message 0x%x with a %zu-byte header (want %zu): dropped", (unsigned)id, header_len,
+			       want);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memcpy(&version, header, sizeof(version));
 	if (version != WIRE_VERSION) {
-		SDK_LOG_ERR_RL("message 0x%x of wire version %u (want %u): dropped", (unsigned)id, version, WIRE_VERSION);
+		SDK_LOG_ERR_RL("message 0x%x of wire version %u (want %u): dropped", (unsigned)id, version,
+			       WIRE_VERSION);
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
 	/* Headers arrive at any alignment: look at them through a copy. */
