@@ -21,7 +21,9 @@
 #
 # "errors" is not a pair: it checks what a user sees on a first failure
 # (wrong -d, missing/empty/corrupt descriptor, closed stdin, leftover file,
-# a peer that is gone); it runs once per transport and ignores --modes.
+# a directory or a path in a missing directory given as a descriptor path,
+# an unreadable descriptor (not as root), a busy -lp port, a peer that is
+# gone); it runs once per transport and ignores --modes.
 #
 # Exit status: 0 when nothing failed, 77 when everything was skipped
 # (meson's "skipped"), 1 when something failed, 2 on a usage error.
@@ -306,6 +308,12 @@ expect_fail() {
 	done
 }
 
+# expect_not NAME LINE: NAME's log must not hold LINE (a misleading message).
+expect_not() {
+	grep -qF -- "$2" "$run/$1.log" && why="${why:+$why; }$1 printed '$2'"
+	return 0
+}
+
 # expect_any NAME "LINE|LINE...": NAME's log holds one of them.
 expect_any() {
 	local name=$1 rest=$2 line
@@ -335,6 +343,22 @@ play_errors() {
 	# A leftover descriptor file is not overwritten.
 	mkdir -p "$run/leftover" && echo old >"$run/leftover/local.txt"
 	start leftover rdma_receive -d "$device" $(files)
+	# Descriptor paths that cannot work: a directory, a missing directory.
+	mkdir -p "$run/a_dir"
+	start ld_dir rdma_receive -d "$device" -ld "$run/a_dir" -re remote.txt -m res.txt
+	start ld_nodir rdma_receive -d "$device" -ld "$run/no_such_dir/local.txt" -re remote.txt -m res.txt
+	start re_dir rdma_receive -d "$device" -ld local.txt -re "$run/a_dir" -m res.txt
+	echo >&"${FD[re_dir]}"
+	start re_nodir rdma_receive -d "$device" -ld local.txt -re "$run/no_such_dir/remote.txt" -m res.txt
+	echo >&"${FD[re_nodir]}"
+	# A descriptor this user may not read (root reads everything: skipped).
+	unreadable=""
+	if [ "$(id -u)" != 0 ]; then
+		unreadable=1
+		start unreadable rdma_receive -d "$device" $(files)
+		echo x >"${DIR[unreadable]}/remote.txt" && chmod 000 "${DIR[unreadable]}/remote.txt"
+		echo >&"${FD[unreadable]}"
+	fi
 
 	# The peer's side of the next checks gives up after 3 s, not 60.
 	TR_ENV+=(SOFTDOCA_SAMPLE_TIMEOUT=3)
@@ -345,6 +369,13 @@ play_errors() {
 	mkdir -p "$run/gone" && cp "${DIR[gone_sender]}/local.txt" "$run/gone/remote.txt"
 	start gone rdma_receive -d "$device" $(files)
 	echo >&"${FD[gone]}"
+	# RDMA CM: a port another program listens on (here another server).
+	busy_port=$(pick_port)
+	start busy_owner rdma_receive -d "$device" -cm -lp "$busy_port"
+	if wait_line busy_owner "Listening for RDMA CM connections on port $busy_port|$CM_SKIP_LINE"; then
+		start busy rdma_receive -d "$device" -cm -lp "$busy_port"
+		wait_exit busy
+	fi
 	# RDMA CM: a client with no server, a server with no client.
 	start cm_client rdma_send -d "$device" -cm -sa "$server_addr" -sat "$sat" -lp "$(pick_port)"
 	start cm_server rdma_receive -d "$device" -cm -lp "$(pick_port)"
@@ -362,8 +393,23 @@ check_errors() {
 	expect_fail corrupt 'connection descriptor in remote.txt was refused'
 	expect_fail no_stdin 'Standard input ended while waiting for Enter'
 	expect_fail leftover 'local.txt: the file already exists'
+	expect_fail ld_dir "-ld: $run/a_dir is a directory; give the path of a file" "for example -ld $run/a_dir/"
+	expect_not ld_dir 'already exists'
+	expect_fail ld_nodir "local.txt: the directory $run/no_such_dir does not exist; create it"
+	expect_fail re_dir "-re: $run/a_dir is a directory"
+	expect_fail re_nodir "remote.txt: the directory $run/no_such_dir does not exist"
+	if [ -n "$unreadable" ]; then
+		expect_fail unreadable 'this user may not read that file'
+	fi
 	expect_fail gone 'Cannot reach the sender that wrote remote.txt' 'The sender never connected'
 	expect_fail silent "Gave up after 3 seconds waiting for the sender's message" 'never connected or never answered'
+	expect_fail busy
+	expect_any busy "$CM_SKIP_LINE|Cannot listen on port $busy_port: another program is listening on it; pick another port with -lp"
+	# That line comes first, and alone: no other error line before or after it.
+	if ! grep -qF "$CM_SKIP_LINE" "$run/busy.log" && [ "$(grep -c -F '[ERROR]' "$run/busy.log")" != 1 ]; then
+		why="${why:+$why; }busy printed more than the one error line about the port: $(grep -F '[ERROR]' "$run/busy.log" | head -3 | tr '\n' ' ')"
+	fi
+	expect_fail busy_owner
 	expect_fail cm_client
 	expect_any cm_client "$CM_SKIP_LINE|Could not connect to the receiver at $server_addr|Gave up after 3 seconds"
 	expect_fail cm_server

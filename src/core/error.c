@@ -23,8 +23,9 @@ static const struct error_text error_table[] = {
 				      "operation not permitted; check the access flags or permissions the "
 				      "memory or object was created with"},
 	[DOCA_ERROR_IN_USE] = {"DOCA_ERROR_IN_USE",
-			       "object still in use; release what refers to it (buffers, contexts, "
-			       "tasks) before destroying or changing it"},
+			       "in use: something still refers to the object (release its buffers, "
+			       "contexts or tasks first), or another program holds the resource (a TCP "
+			       "port, say)"},
 	[DOCA_ERROR_NOT_SUPPORTED] = {"DOCA_ERROR_NOT_SUPPORTED",
 				      "not supported by this device or library; query the device "
 				      "capabilities first"},

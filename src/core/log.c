@@ -587,6 +587,42 @@ SOFTDOCA_EXPORT int softdoca_log_sdk_enabled(uint32_t level)
 	       level <= atomic_load_explicit(&sdk_verbosity, memory_order_relaxed);
 }
 
+/* ---- rate-limited call sites ----------------------------------------- */
+
+/* One lock for every site: taken only by lines that would print, which
+ * are rare unless a peer floods, and then most are held back here. */
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+
+SOFTDOCA_EXPORT bool softdoca_log_rate_allow(struct softdoca_log_rate *rate, uint64_t now_ns, uint64_t *held_out)
+{
+	bool allow = false;
+
+	pthread_mutex_lock(&rate_lock);
+	if (rate->printed == 0 || now_ns - rate->window_start_ns >= SDK_LOG_RATE_WINDOW_NS ||
+	    now_ns < rate->window_start_ns) {
+		rate->window_start_ns = now_ns;
+		rate->printed = 0;
+	}
+	if (rate->printed < SDK_LOG_RATE_BURST) {
+		rate->printed++;
+		*held_out = rate->held;
+		rate->held = 0;
+		allow = true;
+	} else {
+		rate->held++;
+	}
+	pthread_mutex_unlock(&rate_lock);
+	return allow;
+}
+
+SOFTDOCA_EXPORT bool softdoca_log_rate_allow_now(struct softdoca_log_rate *rate, uint64_t *held_out)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return softdoca_log_rate_allow(rate, (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec, held_out);
+}
+
 /* ---- creating backends ------------------------------------------------- */
 
 /* Fill in the limits, link b in, and hand it out. Takes ownership of b. */

@@ -10,8 +10,15 @@
  * connects back, and from there it is an ordinary connection (HELLO, then
  * established on both sides). The TCP socket stays open while the
  * connection lives: its end tells a side that the other went away. The
- * service thread does all socket I/O; a deadline (the connection request
+ * service thread does the socket I/O; a deadline (the connection request
  * timeout) bounds how long a connection may take to come up.
+ *
+ * A socket that connected but has not sent a whole, well-formed REQ yet
+ * holds no connection slot: it waits in a small per-listener table
+ * (ENGINE_CM_MAX_PRE, the oldest dropped for a newcomer) for at most
+ * CM_PRE_TIMEOUT_MS. Only a complete request takes a slot and reaches the
+ * application's request callback, so sockets that never speak cannot lock
+ * real clients out.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,6 +35,10 @@
 #include "log_internal.h"
 
 SDK_LOG_REGISTER(ENGINE::CM)
+
+/* How long a new socket may take to deliver its request (a client sends it
+ * as soon as it connects), at most the connection request timeout. */
+#define CM_PRE_TIMEOUT_MS 2000u
 
 static const char *sa_text(const struct sockaddr_storage *sa, char *buf, size_t size)
 {
@@ -99,14 +110,17 @@ static void cm_fail(struct engine_conn *c, const char *why)
 	if (c->state == CONN_CLOSED || c->state == CONN_FREE)
 		return;
 	if (c->established_reported)
-		SDK_LOG_ERR("connection %u: %s", c->id, why);
+		SDK_LOG_ERR_RL("connection %u: %s", c->id, why);
 	else
-		SDK_LOG_ERR("connection %u could not be established: %s", c->id, why);
+		SDK_LOG_ERR_RL("connection %u could not be established: %s", c->id, why);
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
 }
 
+static void cm_pre_expire(struct engine_worker *w, uint64_t now);
+
 void engine_cm_expire(struct engine_worker *w, uint64_t now)
 {
+	cm_pre_expire(w, now);
 	for (uint32_t i = 0; i < w->num_conns && w->cm_pending > 0; i++) {
 		struct engine_conn *c = &w->conns[i];
 
@@ -311,40 +325,188 @@ static void cm_watch(struct engine_conn *c, int fd, uint32_t events)
 	engine_svc_watch_events(&c->cm_src, events, false);
 }
 
-void engine_cm_on_listen(struct engine_listener *l)
+/* ---- sockets before their request -------------------------------------- */
+
+static uint32_t cm_pre_timeout_ms(const struct engine_worker *w)
+{
+	uint32_t ms = w->conf.request_timeout_ms != 0 ? w->conf.request_timeout_ms : 5000;
+
+	return ms < CM_PRE_TIMEOUT_MS ? ms : CM_PRE_TIMEOUT_MS;
+}
+
+/* Give the entry back: its socket closes (or went to a connection). */
+static void cm_pre_release(struct engine_listener *l, struct engine_cm_pre *p, bool close_fd)
+{
+	if (close_fd)
+		engine_svc_unwatch(&p->src);
+	p->src.fd = -1;
+	free(p->rx);
+	p->rx = NULL;
+	p->rx_len = 0;
+	l->npre--;
+	l->src.worker->cm_pending--;
+}
+
+static void cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_storage *sa, socklen_t sa_len)
 {
 	struct engine_worker *w = l->src.worker;
+	struct engine_cm_pre *p = NULL, *oldest = NULL;
+	char text[80];
+
+	for (int i = 0; i < ENGINE_CM_MAX_PRE && p == NULL; i++) {
+		if (l->pre[i].src.fd < 0)
+			p = &l->pre[i];
+		else if (oldest == NULL || l->pre[i].seq < oldest->seq)
+			oldest = &l->pre[i];
+	}
+	if (p == NULL) {
+		SDK_LOG_WARN_RL("port %u: %d connections have not sent their request yet; dropping the oldest "
+				"(from %s)",
+				l->port, ENGINE_CM_MAX_PRE, sa_text(&oldest->sa, text, sizeof(text)));
+		cm_pre_release(l, oldest, true);
+		p = oldest;
+	}
+	p->src.kind = SVC_CM_LISTEN;
+	p->src.fd = fd;
+	p->src.worker = w;
+	p->src.conn = NULL;
+	p->src.listener = l;
+	p->seq = ++l->pre_seq;
+	p->deadline_ns = engine_now_ns() + (uint64_t)cm_pre_timeout_ms(w) * 1000000ULL;
+	p->sa = *sa;
+	p->sa_len = sa_len;
+	l->npre++;
+	w->cm_pending++;
+	engine_svc_watch_events(&p->src, EPOLLIN, false);
+}
+
+/* A whole, well-formed request: now it takes a connection slot, and the
+ * application hears of it. The frame stays in cm_rx until it accepts. */
+static void cm_pre_promote(struct engine_listener *l, struct engine_cm_pre *p, const struct wire_cm *cm)
+{
+	struct engine_worker *w = l->src.worker;
+	struct engine_conn *c;
+	struct wire_desc d;
+	char text[80];
+
+	if (wire_desc_parse(p->rx + WIRE_CM_HDR_LEN, cm->desc_len, &d) != DOCA_SUCCESS) {
+		SDK_LOG_ERR_RL("port %u: connection request from %s dropped: its descriptor is malformed", l->port,
+			       sa_text(&p->sa, text, sizeof(text)));
+		cm_pre_release(l, p, true);
+		return;
+	}
+	if (engine_conn_alloc(w, &c) != DOCA_SUCCESS) {
+		SDK_LOG_DBG("port %u: connection request from %s refused: no free connection", l->port,
+			       sa_text(&p->sa, text, sizeof(text)));
+		cm_pre_release(l, p, true);
+		return;
+	}
+	/* The socket moves to the connection: same fd, new epoll owner. */
+	c->cm_src.kind = SVC_CM_SOCK;
+	c->cm_src.fd = p->src.fd;
+	c->cm_src.worker = w;
+	c->cm_src.conn = c;
+	c->cm_rx = p->rx;
+	c->cm_rx_len = p->rx_len;
+	p->rx = NULL;
+	/* Nothing more is read until the application accepts. */
+	engine_svc_watch_events(&c->cm_src, 0, true);
+	c->state = CONN_CM_REQUESTED;
+	c->listener = l;
+	c->cm_server = true;
+	c->peer_sa = p->sa;
+	c->peer_sa_len = p->sa_len;
+	cm_pre_release(l, p, false);
+	cm_set_deadline(c);
+	SDK_LOG_DBG("port %u: connection request %u from %s", l->port, c->id, sa_text(&c->peer_sa, text, sizeof(text)));
+	if (w->conf.conn_event != NULL)
+		w->conf.conn_event(w->conf.arg, c, ENGINE_CONN_REQUEST);
+}
+
+/* Read what the socket has, up to one request frame. */
+static void cm_pre_read(struct engine_listener *l, struct engine_cm_pre *p)
+{
+	char text[80];
+
+	for (;;) {
+		struct wire_cm cm;
+		size_t want = WIRE_CM_HDR_LEN, frame_len = 0;
+		ssize_t n;
+
+		if (p->rx_len >= WIRE_CM_HDR_LEN) {
+			if (wire_cm_parse(p->rx, p->rx_len, &cm, &frame_len) != DOCA_SUCCESS) {
+				cm_pre_release(l, p, true); /* wire_cm_parse said why */
+				return;
+			}
+			if (cm.type != WIRE_CM_REQ) {
+				SDK_LOG_ERR_RL("port %u: %s sent an RDMA CM frame of type %u before a request: dropped",
+					       l->port, sa_text(&p->sa, text, sizeof(text)), cm.type);
+				cm_pre_release(l, p, true);
+				return;
+			}
+			if (p->rx_len == frame_len) {
+				cm_pre_promote(l, p, &cm);
+				return;
+			}
+			want = frame_len;
+		}
+		if (p->rx == NULL) {
+			p->rx = malloc(WIRE_CM_MAX_FRAME);
+			if (p->rx == NULL) {
+				cm_pre_release(l, p, true);
+				return;
+			}
+		}
+		n = recv(p->src.fd, p->rx + p->rx_len, want - p->rx_len, 0);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			return;
+		if (n <= 0) {
+			SDK_LOG_DBG("port %u: %s left before sending its request", l->port,
+				    sa_text(&p->sa, text, sizeof(text)));
+			cm_pre_release(l, p, true);
+			return;
+		}
+		p->rx_len += (size_t)n;
+	}
+}
+
+static void cm_pre_expire(struct engine_worker *w, uint64_t now)
+{
+	char text[80];
+
+	for (int i = 0; i < ENGINE_MAX_LISTENERS; i++) {
+		struct engine_listener *l = &w->listeners[i];
+
+		for (int k = 0; l->active && l->npre > 0 && k < ENGINE_CM_MAX_PRE; k++) {
+			struct engine_cm_pre *p = &l->pre[k];
+
+			if (p->src.fd < 0 || p->deadline_ns > now)
+				continue;
+			SDK_LOG_WARN_RL("port %u: %s sent no connection request within %u ms: closed", l->port,
+					sa_text(&p->sa, text, sizeof(text)), cm_pre_timeout_ms(w));
+			cm_pre_release(l, p, true);
+		}
+	}
+}
+
+/* The listening socket or one of its pre-request sockets has events:
+ * take new sockets, then read what the waiting ones sent. */
+void engine_cm_on_listen(struct engine_listener *l)
+{
 	struct sockaddr_storage sa;
 	socklen_t sa_len = sizeof(sa);
-	struct engine_conn *c;
-	char text[80];
 	int one = 1;
 	int fd;
 
 	while ((fd = accept4(l->src.fd, (struct sockaddr *)&sa, &sa_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		if (engine_conn_alloc(w, &c) != DOCA_SUCCESS) {
-			SDK_LOG_ERR("port %u: connection request refused: no free connection", l->port);
-			close(fd);
-			sa_len = sizeof(sa);
-			continue;
-		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		c->state = CONN_CM_REQUESTED;
-		c->listener = l;
-		c->cm_server = true;
 		sa_unmap_v4(&sa, &sa_len);
-		c->peer_sa = sa;
-		c->peer_sa_len = sa_len;
-		/* Nothing is read until the application accepts: the client's
-		 * request waits in the socket. */
-		cm_watch(c, fd, 0);
-		cm_set_deadline(c);
-		SDK_LOG_DBG("port %u: connection request %u from %s", l->port, c->id,
-			    sa_text(&sa, text, sizeof(text)));
-		if (w->conf.conn_event != NULL)
-			w->conf.conn_event(w->conf.arg, c, ENGINE_CONN_REQUEST);
+		cm_pre_add(l, fd, &sa, sa_len);
 		sa_len = sizeof(sa);
 	}
+	for (int k = 0; k < ENGINE_CM_MAX_PRE && l->npre > 0; k++)
+		if (l->pre[k].src.fd >= 0)
+			cm_pre_read(l, &l->pre[k]);
 }
 
 static struct engine_listener *listener_find(struct engine_worker *w, uint16_t port)
@@ -406,13 +568,23 @@ doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 		goto out;
 	}
 	fd = listener_socket(port);
+	if (fd < 0 && errno == EADDRINUSE) {
+		/* The return code says it all for a listen: the caller, who
+		 * knows how the port was chosen, tells the user what to do. */
+		SDK_LOG_DBG("cannot listen on port %u: another socket is bound to it", port);
+		status = DOCA_ERROR_IN_USE;
+		goto out;
+	}
 	if (fd < 0) {
 		SDK_LOG_ERR("cannot listen on port %u: %s", port, strerror(errno));
-		status = errno == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
+		status = DOCA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
 	l->port = port;
 	l->active = true;
+	l->npre = 0;
+	for (int k = 0; k < ENGINE_CM_MAX_PRE; k++)
+		l->pre[k].src.fd = -1;
 	l->src.kind = SVC_CM_LISTEN;
 	l->src.fd = fd;
 	l->src.worker = w;
@@ -433,6 +605,9 @@ static void listener_close_locked(struct engine_worker *w, struct engine_listene
 		if (c->state == CONN_CM_REQUESTED && c->listener == l)
 			cm_drop_request(c);
 	}
+	for (int k = 0; k < ENGINE_CM_MAX_PRE; k++)
+		if (l->pre[k].src.fd >= 0)
+			cm_pre_release(l, &l->pre[k], true);
 	engine_svc_unwatch(&l->src);
 	l->active = false;
 }
@@ -463,6 +638,20 @@ void engine_cm_close_listeners(struct engine_worker *w)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* The request that made this connection, kept in cm_rx since it arrived. */
+static void cm_answer_stored_req(struct engine_conn *c)
+{
+	struct wire_cm cm;
+	size_t frame_len = 0;
+
+	if (c->cm_rx == NULL || wire_cm_parse(c->cm_rx, c->cm_rx_len, &cm, &frame_len) != DOCA_SUCCESS ||
+	    frame_len != c->cm_rx_len) {
+		cm_fail(c, "the client's request is gone");
+		return;
+	}
+	cm_dispatch(c, &cm);
+}
+
 doca_error_t engine_conn_accept(struct engine_conn *c, const void *private_data, uint8_t private_data_len)
 {
 	struct engine_worker *w = c->worker;
@@ -480,10 +669,11 @@ doca_error_t engine_conn_accept(struct engine_conn *c, const void *private_data,
 			memcpy(c->priv, private_data, private_data_len);
 		c->priv_len = private_data_len;
 		c->cm_accepted = true;
-		/* Now an exported connection waiting for the client's
-		 * descriptor (which may already be in the socket). */
+		/* Now an exported connection, and the client's request
+		 * (read before the application heard of it) is answered. */
 		c->state = CONN_EXPORTED;
 		engine_svc_watch_events(&c->cm_src, EPOLLIN, true);
+		cm_answer_stored_req(c);
 	}
 	pthread_mutex_unlock(&w->lock);
 	engine_svc_kick();

@@ -29,7 +29,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 	struct engine_conn *c;
 
 	if (id == 0 || id > w->num_conns) {
-		SDK_LOG_ERR("message for unknown connection id %u: dropped", id);
+		SDK_LOG_ERR_RL("message for unknown connection id %u: dropped", id);
 		return NULL;
 	}
 	c = &w->conns[id - 1];
@@ -40,7 +40,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		return NULL;
 	}
 	if (!softdoca_secret_equal(c->secret, secret, ENGINE_SECRET_LEN)) {
-		SDK_LOG_ERR("message for connection %u with a wrong connection secret: dropped", id);
+		SDK_LOG_ERR_RL("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
 	c->heard = true; /* a sign of life (keepalive.c) */
@@ -52,7 +52,7 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr, size_t addr_len)
 {
 	if (addr == NULL || addr_len == 0) {
-		SDK_LOG_ERR("the peer's UCX worker address is missing");
+		SDK_LOG_ERR_RL("the peer's UCX worker address is missing");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return ucx_addr_check(addr, addr_len, w->own_addr, w->own_addr_len);
@@ -97,7 +97,7 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 		}
 	}
 	if (c == NULL) {
-		SDK_LOG_ERR("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
+		SDK_LOG_ERR_RL("all %u connections of this context are in use (doca_rdma_set_max_num_connections)",
 			    w->conf.max_connections);
 		return DOCA_ERROR_FULL;
 	}
@@ -256,7 +256,7 @@ static doca_error_t conn_ep_create(struct engine_conn *c, const uint8_t *addr, s
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
 	if (st != UCS_OK) {
-		SDK_LOG_ERR("connection %u: cannot reach the peer's address: %s", c->id, ucs_status_string(st));
+		SDK_LOG_ERR_RL("connection %u: cannot reach the peer's address: %s", c->id, ucs_status_string(st));
 		c->ep = NULL;
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
@@ -306,7 +306,7 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (!!(d.flags & WIRE_DESC_FLAG_DC) != w->conf.dc) {
-		SDK_LOG_ERR("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
+		SDK_LOG_ERR_RL("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
 			    w->conf.dc ? "DC" : "RC");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -316,7 +316,7 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (c->peer_hello && (c->peer_id != d.conn_id || memcmp(c->peer_secret, d.secret, ENGINE_SECRET_LEN) != 0)) {
-		SDK_LOG_ERR("connection %u: this descriptor is not from the peer that already connected to it", c->id);
+		SDK_LOG_ERR_RL("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	status = conn_ep_create(c, d.worker_addr, d.worker_addr_len);
@@ -362,7 +362,7 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 	if (wire_check(WIRE_AM_HELLO, header, header_length) != DOCA_SUCCESS)
 		return UCS_OK;
 	if (length > WIRE_DESC_MAX_ADDR_LEN || (length > 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))) {
-		SDK_LOG_ERR("HELLO with a %zu-byte payload: dropped", length);
+		SDK_LOG_ERR_RL("HELLO with a %zu-byte payload: dropped", length);
 		return UCS_OK;
 	}
 	memcpy(&hello, header, sizeof(hello)); /* any alignment */
@@ -371,14 +371,14 @@ ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length
 		return UCS_OK;
 	if (c->peer_hello || (c->state == CONN_CONNECTED && (c->peer_id != h->src_conn_id ||
 							      memcmp(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN) != 0))) {
-		SDK_LOG_ERR("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
 		return UCS_OK;
 	}
 	c->peer_id = h->src_conn_id;
 	memcpy(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN);
 	if (c->worker->conf.dc && c->state == CONN_EXPORTED && c->ep == NULL &&
 	    conn_ep_create(c, data, length) != DOCA_SUCCESS) {
-		SDK_LOG_ERR("connection %u: DC peer's HELLO carries no usable address: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: DC peer's HELLO carries no usable address: dropped", c->id);
 		return UCS_OK;
 	}
 	c->peer_hello = true;

@@ -113,12 +113,31 @@ struct engine_conn {
 };
 
 #define ENGINE_MAX_LISTENERS 8
+/* Sockets per listener whose request has not arrived yet (the oldest is
+ * dropped to make room for a new one). */
+#define ENGINE_CM_MAX_PRE 16
+
+/* A socket accepted on a listener, before its request (REQ) arrived: it
+ * holds no connection slot, only this entry, for a short time. Its events
+ * serve the listener (src.kind SVC_CM_LISTEN, src.listener set). */
+struct engine_cm_pre {
+	struct svc_source src;              /* fd -1 when the entry is free */
+	uint64_t deadline_ns;               /* no whole request by then: closed */
+	uint64_t seq;                       /* accept order: the oldest goes first */
+	uint8_t *rx;                        /* the request being read */
+	size_t rx_len;
+	struct sockaddr_storage sa;
+	socklen_t sa_len;
+};
 
 /* One listening port (a dual-stack TCP socket). */
 struct engine_listener {
 	struct svc_source src;
 	uint16_t port;
 	bool active;
+	struct engine_cm_pre pre[ENGINE_CM_MAX_PRE];
+	uint32_t npre;
+	uint64_t pre_seq;
 };
 
 /* An initiator-side slot: one per operation in flight, found again by the
@@ -162,7 +181,7 @@ struct engine_worker {
 	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
-	atomic_uint cm_pending;             /* connections with a CM deadline */
+	atomic_uint cm_pending;             /* connections and pre-request sockets with a CM deadline */
 
 	bool svc_registered;
 	struct svc_source svc_src;

@@ -260,7 +260,7 @@ static struct engine_wr *resp_find(struct engine_worker *w, const struct wire_re
 	struct engine_wr *wr;
 
 	if (idx >= w->conf.send_queue_size) {
-		SDK_LOG_ERR("answer for work request %#llx outside the send queue: dropped", (unsigned long long)r->wr_id);
+		SDK_LOG_ERR_RL("answer for work request %#llx outside the send queue: dropped", (unsigned long long)r->wr_id);
 		return NULL;
 	}
 	slot = &w->slots[idx];
@@ -271,7 +271,7 @@ static struct engine_wr *resp_find(struct engine_worker *w, const struct wire_re
 		return NULL;
 	}
 	if ((uint32_t)(r->wr_id >> 32) != slot->gen || wr->conn != c || wr->opcode != r->opcode) {
-		SDK_LOG_ERR("answer for a work request that is not in flight on connection %u: dropped", c->id);
+		SDK_LOG_ERR_RL("answer for a work request that is not in flight on connection %u: dropped", c->id);
 		return NULL;
 	}
 	return wr;
@@ -343,7 +343,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	if (wr == NULL || wr->answered)
 		return UCS_OK;
 	if (resp_check_payload(wr, r, length) != DOCA_SUCCESS) {
-		SDK_LOG_ERR("connection %u: answer carries %zu bytes, not what was asked: failing the request", c->id,
+		SDK_LOG_ERR_RL("connection %u: answer carries %zu bytes, not what was asked: failing the request", c->id,
 			    length);
 		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
 		return UCS_OK;

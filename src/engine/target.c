@@ -120,7 +120,7 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	}
 	resp = calloc(1, sizeof(*resp));
 	if (resp == NULL) {
-		SDK_LOG_ERR("no memory for an answer on connection %u", c->id);
+		SDK_LOG_ERR_RL("no memory for an answer on connection %u", c->id);
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
 		return;
@@ -235,7 +235,7 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, 
 	doca_error_t status;
 
 	if (!(c->worker->conf.permissions & perm)) {
-		SDK_LOG_ERR("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
+		SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
 			    "lack %s",
 			    c->id, op_name(r->opcode), perm_name(perm));
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -243,7 +243,7 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, 
 	status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
 
 	if (status != DOCA_SUCCESS) {
-		SDK_LOG_ERR("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
+		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
 			    c->id, op_name(r->opcode), (unsigned long long)r->region_id);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -252,11 +252,11 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, 
 		return DOCA_SUCCESS;
 	softdoca_mmap_region_release(region);
 	if (status == DOCA_ERROR_NOT_PERMITTED) {
-		SDK_LOG_ERR("connection %u: %s refused: memory region %llu was not exported with %s", c->id,
+		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu was not exported with %s", c->id,
 			    op_name(r->opcode), (unsigned long long)r->region_id, perm_name(perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	SDK_LOG_ERR("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", c->id,
+	SDK_LOG_ERR_RL("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", c->id,
 		    op_name(r->opcode), (unsigned long long)r->remote_addr, (unsigned long long)len,
 		    (unsigned long long)r->region_id);
 	return DOCA_ERROR_INVALID_VALUE;
@@ -472,7 +472,7 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 	}
 	op->data = NULL; /* the descriptor now belongs to the receive */
 	if (UCS_PTR_IS_ERR(req)) {
-		SDK_LOG_ERR("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
+		SDK_LOG_ERR_RL("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
 			    ucs_status_string(UCS_PTR_STATUS(req)));
 		op->started = false;
 		if (x->holds_region)
@@ -522,7 +522,7 @@ static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op)
 	op_unpark(w, op);
 	recv = recv_take(w);
 	if (op->data_len > recv_capacity(recv)) {
-		SDK_LOG_ERR("connection %u: a %zu-byte %s does not fit the posted receive (%llu bytes): both fail",
+		SDK_LOG_ERR_RL("connection %u: a %zu-byte %s does not fit the posted receive (%llu bytes): both fail",
 			    c->id, op->data_len, op_name(op->req.opcode), (unsigned long long)recv_capacity(recv));
 		recv_complete(c, recv, &op->req, DOCA_ERROR_TOO_BIG, 0);
 		return tgt_fail(c, op, DOCA_ERROR_TOO_BIG);
@@ -588,7 +588,7 @@ static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
 	void *local;
 
 	if (op->req.remote_addr % 8 != 0) {
-		SDK_LOG_ERR("connection %u: %s refused: address %#llx is not 8-byte aligned", c->id,
+		SDK_LOG_ERR_RL("connection %u: %s refused: address %#llx is not 8-byte aligned", c->id,
 			    op_name(op->req.opcode), (unsigned long long)op->req.remote_addr);
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
@@ -619,18 +619,18 @@ static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
 	uint64_t value = 0;
 
 	if (!(c->worker->conf.permissions & perm)) {
-		SDK_LOG_ERR("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
+		SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
 			    "lack %s",
 			    c->id, op_name(op->req.opcode), perm_name(perm));
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
 	}
 	if (op->req.opcode == ENGINE_OP_SYNC_SET && (op->rndv || op->data_len != sizeof(value))) {
-		SDK_LOG_ERR("connection %u: sync event set carries %zu bytes, not 8", c->id, op->data_len);
+		SDK_LOG_ERR_RL("connection %u: sync event set carries %zu bytes, not 8", c->id, op->data_len);
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
 	if (softdoca_sync_event_lookup(op->req.region_id, op->req.region_secret, &ref) != DOCA_SUCCESS) {
-		SDK_LOG_ERR("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong", c->id,
-			    op_name(op->req.opcode), (unsigned long long)op->req.region_id);
+		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong",
+			       c->id, op_name(op->req.opcode), (unsigned long long)op->req.region_id);
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
 	}
 	switch (op->req.opcode) {
@@ -749,11 +749,11 @@ void engine_target_expire(struct engine_worker *w, uint64_t now)
 			continue;
 		op_unpark(w, op);
 		if (c->state == CONN_EXPORTED && !w->conf.dc) {
-			SDK_LOG_ERR("connection %u: the peer's %s waited for this side to connect and timed out", c->id,
-				    op_name(op->req.opcode));
+			SDK_LOG_ERR_RL("connection %u: the peer's %s waited for this side to connect and timed out",
+				       c->id, op_name(op->req.opcode));
 			status = DOCA_ERROR_NOT_CONNECTED;
 		} else {
-			SDK_LOG_ERR("connection %u: receiver not ready: no receive was posted for the peer's %s "
+			SDK_LOG_ERR_RL("connection %u: receiver not ready: no receive was posted for the peer's %s "
 				    "within its RNR retries",
 				    c->id, op_name(op->req.opcode));
 			status = DOCA_ERROR_TIME_OUT;
@@ -806,16 +806,16 @@ ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, 
 	if (c == NULL || c->state == CONN_CLOSED)
 		return UCS_OK;
 	if (!c->peer_hello) {
-		SDK_LOG_ERR("connection %u: operation before the peer's HELLO: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: operation before the peer's HELLO: dropped", c->id);
 		return UCS_OK;
 	}
 	if (c->tq_len >= TQ_MAX) {
-		SDK_LOG_ERR("connection %u: more than %d operations waiting: refusing more", c->id, TQ_MAX);
+		SDK_LOG_ERR_RL("connection %u: more than %d operations waiting: refusing more", c->id, TQ_MAX);
 		return UCS_OK;
 	}
 	op = calloc(1, sizeof(*op));
 	if (op == NULL) {
-		SDK_LOG_ERR("connection %u: no memory for an incoming operation: dropped", c->id);
+		SDK_LOG_ERR_RL("connection %u: no memory for an incoming operation: dropped", c->id);
 		return UCS_OK;
 	}
 	op->req = *r;

@@ -83,38 +83,38 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 	uint32_t total, addr_len;
 
 	if (p == NULL) {
-		SDK_LOG_ERR("connection descriptor is NULL");
+		SDK_LOG_ERR_RL("connection descriptor is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (len < WIRE_DESC_FIXED_LEN) {
-		SDK_LOG_ERR("connection descriptor is %zu bytes, shorter than its %d-byte header", len,
+		SDK_LOG_ERR_RL("connection descriptor is %zu bytes, shorter than its %d-byte header", len,
 			    WIRE_DESC_FIXED_LEN);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (memcmp(p, WIRE_DESC_MAGIC, 4) != 0) {
-		SDK_LOG_ERR("not a softdoca connection descriptor (bad magic); was it made by doca_rdma_export?");
+		SDK_LOG_ERR_RL("not a softdoca connection descriptor (bad magic); was it made by doca_rdma_export?");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	d->version = get_u16(p + 4);
 	if (d->version != WIRE_VERSION) {
-		SDK_LOG_ERR("connection descriptor version %u; this softdoca reads version %u", d->version,
+		SDK_LOG_ERR_RL("connection descriptor version %u; this softdoca reads version %u", d->version,
 			    WIRE_VERSION);
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
 	d->flags = get_u16(p + 6);
 	if (d->flags & ~(WIRE_DESC_FLAG_DC | WIRE_DESC_FLAG_SHM)) {
-		SDK_LOG_ERR("connection descriptor has unknown flags 0x%x", d->flags);
+		SDK_LOG_ERR_RL("connection descriptor has unknown flags 0x%x", d->flags);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	total = get_u32(p + 8);
 	if (total != len) {
-		SDK_LOG_ERR("connection descriptor says %u bytes but %zu were given (truncated or padded?)", total,
+		SDK_LOG_ERR_RL("connection descriptor says %u bytes but %zu were given (truncated or padded?)", total,
 			    len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	d->conn_id = get_u32(p + 12);
 	if (d->conn_id == 0) {
-		SDK_LOG_ERR("connection descriptor names connection id 0, which is never exported");
+		SDK_LOG_ERR_RL("connection descriptor names connection id 0, which is never exported");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memcpy(d->secret, p + 16, ENGINE_SECRET_LEN);
@@ -123,7 +123,7 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 	d->pid_ns = get_u64(p + 56);
 	addr_len = get_u32(p + 36);
 	if (addr_len == 0 || addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
-		SDK_LOG_ERR("connection descriptor's worker address length %u does not match its size %zu", addr_len,
+		SDK_LOG_ERR_RL("connection descriptor's worker address length %u does not match its size %zu", addr_len,
 			    len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -148,7 +148,7 @@ doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, s
 	if (hdr == NULL || len < WIRE_CM_HDR_LEN)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (get_u32(hdr) != WIRE_CM_MAGIC || get_u16(hdr + 6) != 0) {
-		SDK_LOG_ERR("RDMA CM: the peer did not speak softdoca's connection protocol");
+		SDK_LOG_ERR_RL("RDMA CM: the peer did not speak softdoca's connection protocol");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	cm->type = hdr[4];
@@ -159,8 +159,8 @@ doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, s
 	    (cm->type == WIRE_CM_REQ && cm->priv_len != 0) ||
 	    (cm->type != WIRE_CM_REJ && (cm->desc_len < WIRE_DESC_FIXED_LEN ||
 					 cm->desc_len > WIRE_DESC_FIXED_LEN + WIRE_DESC_MAX_ADDR_LEN))) {
-		SDK_LOG_ERR("RDMA CM: malformed frame (type %u, descriptor %u bytes, private data %u bytes)", cm->type,
-			    cm->desc_len, cm->priv_len);
+		SDK_LOG_ERR_RL("RDMA CM: malformed frame (type %u, descriptor %u bytes, private data %u bytes)",
+			       cm->type, cm->desc_len, cm->priv_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*frame_len = WIRE_CM_HDR_LEN + (size_t)cm->desc_len + cm->priv_len;
@@ -187,11 +187,11 @@ static size_t wire_header_size(enum wire_am_id id)
 static doca_error_t wire_check_req(const struct wire_req *r)
 {
 	if (r->opcode < ENGINE_OP_SEND || r->opcode > ENGINE_OP_SYNC_ADD) {
-		SDK_LOG_ERR("request with unknown opcode %u", r->opcode);
+		SDK_LOG_ERR_RL("request with unknown opcode %u", r->opcode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (r->flags != 0 || r->reserved != 0) {
-		SDK_LOG_ERR("request with non-zero reserved fields");
+		SDK_LOG_ERR_RL("request with non-zero reserved fields");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -200,15 +200,15 @@ static doca_error_t wire_check_req(const struct wire_req *r)
 static doca_error_t wire_check_resp(const struct wire_resp *r)
 {
 	if (r->opcode < ENGINE_OP_SEND || r->opcode > ENGINE_OP_SYNC_ADD) {
-		SDK_LOG_ERR("response with unknown opcode %u", r->opcode);
+		SDK_LOG_ERR_RL("response with unknown opcode %u", r->opcode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (r->flags != 0 || r->reserved != 0) {
-		SDK_LOG_ERR("response with non-zero reserved fields");
+		SDK_LOG_ERR_RL("response with non-zero reserved fields");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (r->status < 0 || r->status > DOCA_ERROR_DEVICE_FATAL_ERROR) {
-		SDK_LOG_ERR("response with unknown status %d", r->status);
+		SDK_LOG_ERR_RL("response with unknown status %d", r->status);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -220,12 +220,14 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 	uint16_t version;
 
 	if (want == 0 || header == NULL || header_len != want) {
-		SDK_LOG_ERR("message 0x%x with a %zu-byte header (want %zu): dropped", (unsigned)id, header_len, want);
+		SDK_LOG_ERR_RL("message 0x%x with a %zu-byte header (want %zu): dropped", (unsigned)id, header_len,
+			       want);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	memcpy(&version, header, sizeof(version));
 	if (version != WIRE_VERSION) {
-		SDK_LOG_ERR("message 0x%x of wire version %u (want %u): dropped", (unsigned)id, version, WIRE_VERSION);
+		SDK_LOG_ERR_RL("message 0x%x of wire version %u (want %u): dropped", (unsigned)id, version,
+			       WIRE_VERSION);
 		return DOCA_ERROR_UNSUPPORTED_VERSION;
 	}
 	/* Headers arrive at any alignment: look at them through a copy. */
@@ -246,7 +248,7 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 
 		memcpy(&ping, header, sizeof(ping));
 		if (ping.flags & ~WIRE_PING_PONG) {
-			SDK_LOG_ERR("keepalive with unknown flags 0x%x: dropped", ping.flags);
+			SDK_LOG_ERR_RL("keepalive with unknown flags 0x%x: dropped", ping.flags);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 	}

@@ -57,6 +57,14 @@
  * request timeout at the latest). Case `attempts` (client only) makes the
  * --pre attempts and nothing else.
  *
+ * Client --squat N first opens N TCP connections to the server's port that
+ * never send a byte (and publishes squat.ready): they must not keep the
+ * real connection out. The client's own connection must then be
+ * established within FAST_FAIL_S, and the server must close every idle
+ * socket by its header deadline (SQUAT_HDR_S, plus slack); past the
+ * server's table of SQUAT_PRE_MAX waiting sockets, the oldest must be
+ * closed at once, well before that deadline.
+ *
  * Files in DIR: server.port (the listening port), server.conn.I and
  * client.conn.I (export/connect descriptors), server.full (every slot is
  * established), server.inflight / client.inflight (the kill cases: tasks
@@ -118,6 +126,10 @@
 #define KILL_DETECT_S 10.0    /* a killed peer's in-flight tasks fail by then */
 #define INFLIGHT_QUIET_S 0.2  /* kill cases: nothing completes while the peer lives */
 #define DEFAULT_TIMEOUT_MS 5000u
+#define SQUAT_HDR_S 2.0       /* cm.c's CM_PRE_TIMEOUT_MS: a socket's request by then */
+#define SQUAT_PRE_MAX 16u     /* cm.c's ENGINE_CM_MAX_PRE: sockets waiting per listener */
+#define SQUAT_EVICT_S 1.0     /* dropped for a newcomer: closed by then */
+#define MAX_SQUAT 64u
 
 #define CTRL_LEN 4096u        /* descriptor and DONE message buffers */
 #define REGION_HDR 64u        /* start of the region: mix's shared counter */
@@ -255,6 +267,7 @@ struct peer {
 	const char *after;
 	const char *hold;
 	const char *signal; /* written when the run ends, however it ends */
+	uint32_t squat;	    /* client: idle sockets opened before connecting */
 
 	/* DOCA objects. */
 	struct doca_dev *dev;
@@ -290,6 +303,8 @@ struct peer {
 	bool stop_requested; /* server_stop: stop the context with the client's writes in flight */
 
 	/* Client. */
+	int squat_fd[MAX_SQUAT];
+	double squat_t0;	/* when the idle sockets were opened */
 	uint32_t attempt;	/* connection attempts so far */
 	struct doca_rdma_connection *conn;
 	union doca_data est_ud, fail_ud;
@@ -2646,6 +2661,69 @@ static int client_server_stop(struct peer *p)
 	return expect_after_close(p, after, "stopped server");
 }
 
+/* Open p->squat TCP connections to the server that never say a word. */
+static int squat_open(struct peer *p)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	uint16_t port = 0;
+
+	if (p->family != 4)
+		return failf(p, "--squat works over IPv4");
+	if (server_port(p, &port) != 0)
+		return -1;
+	sa.sin_port = htons(port);
+	p->squat_t0 = now_s();
+	for (uint32_t i = 0; i < p->squat; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			return failf(p, "squat socket %u: %s", i, strerror(errno));
+		p->squat_fd[i] = fd;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			return failf(p, "squat socket %u: connect to port %u: %s", i, port, strerror(errno));
+	}
+	note(p, "%u idle connections open to port %u", p->squat, port);
+	return publish(p, "squat.ready", "1", 1);
+}
+
+/* Every idle socket must be closed by the server: the ones dropped for
+ * newcomers at once, the others by the header deadline. */
+static int squat_check(struct peer *p)
+{
+	uint32_t evicted = p->squat + 1 > SQUAT_PRE_MAX ? p->squat + 1 - SQUAT_PRE_MAX : 0;
+	double deadline = p->squat_t0 + SQUAT_HDR_S + TIMEOUT_SLACK_S, last = 0;
+
+	for (uint32_t i = 0; i < p->squat; i++) {
+		struct pollfd pfd = {.fd = p->squat_fd[i], .events = POLLIN};
+		char byte;
+		double at;
+		ssize_t n;
+
+		for (;;) {
+			int left_ms = (int)((deadline - now_s()) * 1e3);
+
+			if (poll(&pfd, 1, left_ms > 0 ? left_ms : 0) > 0)
+				break;
+			if (now_s() >= deadline)
+				return failf(p, "idle socket %u still open %.1f s after it connected", i,
+					     now_s() - p->squat_t0);
+		}
+		at = now_s() - p->squat_t0;
+		n = recv(p->squat_fd[i], &byte, 1, 0);
+		if (n > 0)
+			return failf(p, "idle socket %u: the server sent data to a socket that sent no request", i);
+		if (i < evicted && at > SQUAT_EVICT_S)
+			return failf(p, "idle socket %u (among the %u oldest of %u) closed only after %.2f s: the oldest "
+				     "must go at once when more than %u sockets wait",
+				     i, evicted, p->squat, at, SQUAT_PRE_MAX);
+		if (at > last)
+			last = at;
+	}
+	note(p, "the server closed all %u idle sockets (%u dropped for newcomers) within %.2f s", p->squat, evicted,
+	     last);
+	return 0;
+}
+
 static int client_main(struct peer *p)
 {
 	struct doca_buf *dst;
@@ -2679,8 +2757,15 @@ static int client_main(struct peer *p)
 		printf("PASS %s: connecting past the server's maximum of connections failed\n", p->tag);
 		return 0;
 	}
+	if (p->squat > 0 && squat_open(p) != 0)
+		return -1;
 	t0 = now_s();
-	if (client_connect_main(p) != 0 || client_take_desc(p) != 0)
+	if (client_connect_main(p) != 0)
+		return -1;
+	if (p->squat > 0 && now_s() - t0 > FAST_FAIL_S)
+		return failf(p, "with %u idle sockets open, the connection took %.2f s (at most %.1f s)", p->squat,
+			     now_s() - t0, FAST_FAIL_S);
+	if (client_take_desc(p) != 0)
 		return -1;
 	if (p->kase == K_KILL_CLIENT) {
 		if (wait_file(p, "server.inflight", FILE_WAIT_S, NULL, NULL) != 0)
@@ -2703,6 +2788,8 @@ static int client_main(struct peer *p)
 		return 0;
 	}
 	if (client_run_case(p) != 0 || client_done(p) != 0)
+		return -1;
+	if (p->squat > 0 && squat_check(p) != 0)
 		return -1;
 	if (p->hold != NULL && wait_file(p, p->hold, FILE_WAIT_S, NULL, NULL) != 0)
 		return -1;
@@ -2729,7 +2816,7 @@ static void usage(FILE *f)
 		   "reject-first|ignore-first]\n"
 		   "               [--method cm|export] [--family 4|6] [--addr TEXT] [--peer-addr TEXT] [--index I]\n"
 		   "               [--pre refused,silent,reject,ignore] [--after FILE] [--hold FILE]\n"
-		   "               [--signal FILE]\n"
+		   "               [--signal FILE] [--squat N]\n"
 		   "               [--device IBDEV] [--size N] [--count K] [--timeout-ms MS]\n"
 		   "cases:");
 	for (size_t i = 0; i < sizeof(kase_names) / sizeof(kase_names[0]); i++)
@@ -2786,7 +2873,7 @@ int main(int argc, char **argv)
 		{"hold", required_argument, NULL, 'H'},	     {"device", required_argument, NULL, 'D'},
 		{"size", required_argument, NULL, 's'},	     {"count", required_argument, NULL, 'n'},
 		{"timeout-ms", required_argument, NULL, 't'}, {"signal", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
+		{"squat", required_argument, NULL, 'Q'},	     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct peer p = {.device = "soft_lo", .family = 4, .clients = 1, .size = 4096, .count = 32,
@@ -2859,6 +2946,11 @@ int main(int argc, char **argv)
 		case 'S':
 			p.signal = optarg;
 			break;
+		case 'Q':
+			if (parse_num(optarg, MAX_SQUAT, &v) != 0)
+				goto bad;
+			p.squat = (uint32_t)v;
+			break;
 		case 'D':
 			p.device = optarg;
 			break;
@@ -2924,6 +3016,8 @@ int main(int argc, char **argv)
 
 	watchdog_arm(&p, RUN_WATCHDOG_S, "the run");
 	watchdog_step = "the test's own code (no library call)";
+	for (uint32_t i = 0; i < MAX_SQUAT; i++)
+		p.squat_fd[i] = -1;
 	rc = p.role == ROLE_SERVER ? server_main(&p) : client_main(&p);
 	if (p.signal != NULL)
 		(void)write_file(&p, p.signal, "1", 1);
@@ -2933,6 +3027,9 @@ int main(int argc, char **argv)
 		free(p.slots[s].got_send);
 		free(p.slots[s].got_wimm);
 	}
+	for (uint32_t i = 0; i < MAX_SQUAT; i++)
+		if (p.squat_fd[i] >= 0)
+			close(p.squat_fd[i]);
 	free(p.recs);
 	free(p.bufs);
 	free(p.region);

@@ -27,6 +27,11 @@
 #               server_stop         the server calls doca_ctx_stop while the
 #                                    client's 32 x 4 MiB writes are in flight;
 #                                    both must end cleanly (shm, then TCP)
+#               squat               5 TCP connections that never send a
+#                                    request to a 4-connection server, then 4
+#                                    real clients that must get in quickly;
+#                                    then 20 idle sockets (more than the
+#                                    server keeps waiting) and a real client
 #               all                 every scenario above
 #
 # Prints one line per run and exits non-zero if any failed (77 if the
@@ -41,7 +46,7 @@ PROC_TIMEOUT=${CM_TESTS_PROC_TIMEOUT:-60}
 
 CASES="send send_imm write write_imm read cas fadd"
 ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do printf 'v6_%s ' "$c"; done)"
-ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop"
+ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop squat"
 
 [ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
 command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
@@ -229,6 +234,26 @@ server_stop() {
 	finish "cm/IPv4 server stops its context under 32 x 4 MiB writes (UCX_TLS=${UCX_TLS:-default})" "$t0"
 }
 
+# Idle sockets must hold no connection slot: the squatting client opens
+# them, then connects itself, while three more clients connect too.
+squat() {
+	local t0 i
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case send --count 8 --clients 4
+	for i in 2 3 4; do
+		spawn "client$i" 0 --role client --case send --count 8 --after squat.ready
+	done
+	run client1 0 --role client --case send --count 8 --squat 5
+	finish "cm/IPv4 5 idle sockets on a 4-connection server, then 4 real clients" "$t0"
+
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case send --count 8 --clients 1
+	run client 0 --role client --case send --count 8 --squat 20
+	finish "cm/IPv4 20 idle sockets (past the server's table of waiting sockets), then a real client" "$t0"
+}
+
 run_scenario() {
 	local s=$1 fam c
 	case $s in
@@ -249,6 +274,7 @@ run_scenario() {
 		pair "$fam" "$c" $(size_of "$c")
 		;;
 	multi8) set_transport default; multi8 ;;
+	squat) set_transport default; squat ;;
 	refused | timeout | reject) set_transport default; failing_first "$s" ;;
 	kill_server | kill_client | server_stop)
 		for tr in default tcp; do

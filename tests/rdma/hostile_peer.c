@@ -88,6 +88,7 @@
 #define BIG_LEN (256u * 1024u) /* rendezvous-sized payloads */
 #define SMALL_LEN 64u
 #define OUR_CONN_ID 0x4857u    /* the connection id our descriptor claims */
+#define FLOOD_PER_KIND 1000u   /* flood: messages of each kind (hostile_tests.sh counts log lines) */
 
 /* am_send flag of ours: do not ask UCX for a reply endpoint. */
 #define NO_REPLY (1u << 31)
@@ -1173,6 +1174,33 @@ static void scen_malformed(struct hostile *h)
 		am_send(h, AM_UNREGISTERED, &r, sizeof(r), h->small, SMALL_LEN, 0, "write under an unregistered AM id");
 }
 
+/* A flood of messages the target must drop, FLOOD_PER_KIND of each of four
+ * kinds, each of which the target logs at its own place: wrong connection
+ * secret, unknown connection id, short header, wrong wire version. None is
+ * tracked (and none may be answered: an answer would be one this scenario
+ * never sent); hostile_tests.sh checks that the target's log stayed small. */
+static void scen_flood(struct hostile *h)
+{
+	struct wire_req r;
+
+	for (uint32_t i = 0; i < FLOOD_PER_KIND; i++) {
+		write_req(h, &r, BASE(h), SMALL_LEN);
+		r.dst_secret[0] ^= 1;
+		send_req_raw(h, &r, sizeof(r), SMALL_LEN, 0, "flood: write with a wrong connection secret");
+		write_req(h, &r, BASE(h), SMALL_LEN);
+		r.dst_conn_id = h->tconn.conn_id + 1;
+		send_req_raw(h, &r, sizeof(r), SMALL_LEN, 0, "flood: write to an unknown connection id");
+		write_req(h, &r, BASE(h), SMALL_LEN);
+		send_req_raw(h, &r, sizeof(r) - 1, SMALL_LEN, 0, "flood: write with a header 1 B short");
+		write_req(h, &r, BASE(h), SMALL_LEN);
+		r.version = WIRE_VERSION + 1;
+		send_req_raw(h, &r, sizeof(r), SMALL_LEN, 0, "flood: write of the next wire version");
+		if (i % 32 == 31)
+			pump(h, 0);
+	}
+	printf("NOTE hostile %s flood: %u messages of each of 4 kinds sent\n", h->grp->name, FLOOD_PER_KIND);
+}
+
 /* RDMA CM messages on a connection made by export/connect, with a valid
  * descriptor (ours) as payload: dropped; the target must not report a
  * connection request (it checks) nor change our connection. */
@@ -1342,6 +1370,7 @@ static const struct scenario conn_scenarios[] = {
 	{"atomic_noperm", scen_atomic_noperm},
 	{"sync_forged", scen_sync_forged},
 	{"malformed", scen_malformed},
+	{"flood", scen_flood},
 	{"resp_inject", scen_resp_inject},
 	{"cm_inject", scen_cm_inject},
 	{"hello_again", scen_hello_again},

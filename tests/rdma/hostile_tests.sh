@@ -17,6 +17,11 @@
 # service thread alone serves). Prints one line per run and one per
 # scenario; exits non-zero if anything failed, showing every process's
 # output. HOSTILE_TESTS_KEEP=1 keeps the directories.
+#
+# The conn group ends with a flood (hostile_peer's scen_flood: 1000
+# messages of each of four kinds the target drops, each logged at its own
+# place): the target's log must hold at most FLOOD_MAX_LINES lines of each
+# kind (SDK log lines a peer can trigger are rate-limited per call site).
 set -u
 
 PEER=${1:?usage: hostile_tests.sh PEER HOSTILE TRANSPORT GROUP}
@@ -25,6 +30,7 @@ TRANSPORT=${3:?usage: hostile_tests.sh PEER HOSTILE TRANSPORT GROUP}
 GROUP=${4:?usage: hostile_tests.sh PEER HOSTILE TRANSPORT GROUP}
 PROC_TIMEOUT=${HOSTILE_TESTS_TIMEOUT:-60}
 TARGET_GRACE=${HOSTILE_TESTS_TARGET_GRACE:-15}
+FLOOD_MAX_LINES=40
 
 ALL_GROUPS="conn perm_read perm_write atomic"
 
@@ -118,6 +124,14 @@ run_triple() {
 	grep -q '^PASS .*memory and canaries as expected' "$dir/target.out" ||
 		why="${why}no final PASS line from the target; "
 	grep -q '^PASS' "$dir/initiator.out" || why="${why}no PASS line from the honest initiator; "
+	if [ "$g" = conn ]; then
+		for pat in 'with a wrong connection secret: dropped' 'message for unknown connection id' \
+			'-byte header (want' 'of wire version'; do
+			n=$(grep -c -e "$pat" "$dir/target.err")
+			[ "$n" -le "$FLOOD_MAX_LINES" ] ||
+				why="${why}the target logged $n lines of '$pat' for a flood of 1000 (at most $FLOOD_MAX_LINES); "
+		done
+	fi
 
 	n_ok=$(grep -c '^PASS hostile ' "$dir/hostile.out")
 	n_bad=$(grep -c '^FAIL hostile ' "$dir/hostile.out")

@@ -12,12 +12,14 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -699,6 +701,143 @@ static void test_threads(void **state)
 	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(b), DOCA_SUCCESS);
 }
 
+/* ---- rate-limited SDK lines ------------------------------------------- */
+
+#define RL_SEC 1000000000ull
+
+/* The window logic on a clock of our own. */
+static void test_rate_limit_logic(void **state)
+{
+	struct softdoca_log_rate r = {0};
+	const uint64_t t0 = 5 * RL_SEC;
+	uint64_t held = 99;
+	uint32_t allowed = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < 100; i++)
+		allowed += softdoca_log_rate_allow(&r, t0 + i, &held);
+	assert_int_equal(allowed, SDK_LOG_RATE_BURST);
+	assert_int_equal(held, 0); /* nothing was held before the first lines */
+	/* Still the same window just before its end. */
+	assert_false(softdoca_log_rate_allow(&r, t0 + RL_SEC - 1, &held));
+	/* A new window: allowed, and told how many were held back. */
+	assert_true(softdoca_log_rate_allow(&r, t0 + RL_SEC, &held));
+	assert_int_equal(held, 100 - SDK_LOG_RATE_BURST + 1);
+	/* The count started again. */
+	assert_true(softdoca_log_rate_allow(&r, t0 + RL_SEC + 1, &held));
+	assert_int_equal(held, 0);
+	/* A quiet site prints at once after a long pause. */
+	assert_true(softdoca_log_rate_allow(&r, t0 + 100 * RL_SEC, &held));
+	assert_int_equal(held, 0);
+}
+
+#define RL_THREADS 4
+#define RL_PER_THREAD 20000
+
+static struct softdoca_log_rate rl_shared;
+static _Atomic uint32_t rl_allowed;
+
+static void *rl_thread(void *arg)
+{
+	uint64_t held;
+
+	(void)arg;
+	for (int i = 0; i < RL_PER_THREAD; i++)
+		if (softdoca_log_rate_allow(&rl_shared, 7 * RL_SEC, &held))
+			atomic_fetch_add(&rl_allowed, 1);
+	return NULL;
+}
+
+/* One site hammered by several threads: exactly the burst gets through,
+ * and every other message is counted as held back. */
+static void test_rate_limit_threads(void **state)
+{
+	pthread_t t[RL_THREADS];
+	uint64_t held = 0;
+
+	(void)state;
+	for (long i = 0; i < RL_THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, rl_thread, NULL), 0);
+	for (long i = 0; i < RL_THREADS; i++)
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+	assert_int_equal(atomic_load(&rl_allowed), SDK_LOG_RATE_BURST);
+	assert_true(softdoca_log_rate_allow(&rl_shared, 8 * RL_SEC, &held));
+	assert_int_equal(held, (uint64_t)RL_THREADS * RL_PER_THREAD - SDK_LOG_RATE_BURST);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * RL_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* SDK_LOG_ERR_RL logs to the file's sdk_log_source: here, our SDK source. */
+static void rl_line(int i)
+{
+	const int sdk_log_source = sdk_src;
+
+	SDK_LOG_ERR_RL("rl-flood message %d", i);
+}
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The macro end to end: a flood from one call site prints the burst, then,
+ * once the window has passed, one line with the count and the message. */
+static void test_rate_limit_macro(void **state)
+{
+	static struct capture c;
+	const int flood = 2000;
+	uint64_t t0, deadline;
+	const char *summary;
+	int before, i = 0;
+
+	(void)state;
+	capture_backend(&c, true);
+	t0 = mono_ns();
+	for (i = 0; i < flood; i++)
+		rl_line(i);
+	/* The flood fits one window unless this machine stalled for a second. */
+	if (mono_ns() - t0 < RL_SEC)
+		assert_int_equal(count_of(c.text, "rl-flood message"), SDK_LOG_RATE_BURST);
+	assert_false(has(&c, "similar messages"));
+
+	/* Next window: poll (bounded) until the site prints again. */
+	before = c.lines;
+	deadline = mono_ns() + 3 * RL_SEC;
+	while (c.lines == before && mono_ns() < deadline) {
+		struct timespec pause = {0, 10 * 1000 * 1000};
+
+		nanosleep(&pause, NULL);
+		rl_line(i++);
+	}
+	assert_int_equal(c.lines, before + 2);
+	summary = strstr(c.text, "similar messages from here were suppressed");
+	assert_non_null(summary);
+	{
+		/* "...][rl_line] N similar messages": the count precedes it. */
+		const char *p = summary - 1;
+		unsigned long long n;
+
+		while (p > c.text && p[-1] != ' ')
+			p--;
+		n = strtoull(p, NULL, 10);
+		assert_true(n >= (unsigned long long)(flood - (int)SDK_LOG_RATE_BURST));
+		assert_true(n <= (unsigned long long)(i - (int)SDK_LOG_RATE_BURST));
+	}
+	/* The summary names the call site, like the message after it. */
+	assert_non_null(strstr(c.text, "[ERROR][TEST::SDK]"));
+	assert_non_null(strstr(summary, "rl-flood message"));
+}
+
 /* Last: the standard backend keeps printing to the real stdout/stderr. */
 static void test_standard_backend(void **state)
 {
@@ -744,6 +883,9 @@ int main(void)
 		cmocka_unit_test(test_syslog_backends),
 		cmocka_unit_test(test_reentrant_callback),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_rate_limit_logic),
+		cmocka_unit_test(test_rate_limit_threads),
+		cmocka_unit_test(test_rate_limit_macro),
 		cmocka_unit_test(test_standard_backend), /* last */
 	};
 

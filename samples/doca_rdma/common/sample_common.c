@@ -69,27 +69,56 @@ static doca_error_t flag_gid_index(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
+/* The last part of a path ("local.txt" of "/tmp/local.txt"). */
+static const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+/*
+ * A descriptor path names a file, which need not exist yet. Giving the
+ * directory to put it in is the usual slip: say so now, with a path to
+ * give instead, rather than fail later with a message about the file.
+ */
+static doca_error_t copy_path_arg(char *dst, size_t size, const char *value, const char *flag,
+				  const char *default_path)
+{
+	struct stat st;
+	size_t len = strlen(value);
+
+	if (len > 0 && stat(value, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DOCA_LOG_ERR("%s: %s is a directory; give the path of a file (it need not exist yet), for example "
+			     "%s %s%s%s",
+			     flag, value, flag, value, value[len - 1] == '/' ? "" : "/", path_base(default_path));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return copy_arg(dst, size, value, flag);
+}
+
 static doca_error_t flag_local_desc(void *param, void *config)
 {
 	struct sample_cfg *cfg = config;
 
-	return copy_arg(cfg->local_desc_path, sizeof(cfg->local_desc_path), param, "-ld/--local-descriptor-path");
+	return copy_path_arg(cfg->local_desc_path, sizeof(cfg->local_desc_path), param, "-ld",
+			     SAMPLE_DEFAULT_LOCAL_DESC_PATH);
 }
 
 static doca_error_t flag_remote_desc(void *param, void *config)
 {
 	struct sample_cfg *cfg = config;
 
-	return copy_arg(cfg->remote_desc_path, sizeof(cfg->remote_desc_path), param,
-			"-re/--remote-descriptor-path");
+	return copy_path_arg(cfg->remote_desc_path, sizeof(cfg->remote_desc_path), param, "-re",
+			     SAMPLE_DEFAULT_REMOTE_DESC_PATH);
 }
 
 static doca_error_t flag_resource_desc(void *param, void *config)
 {
 	struct sample_cfg *cfg = config;
 
-	return copy_arg(cfg->resource_desc_path, sizeof(cfg->resource_desc_path), param,
-			"-m/--remote-resource-descriptor-path");
+	return copy_path_arg(cfg->resource_desc_path, sizeof(cfg->resource_desc_path), param, "-m",
+			     SAMPLE_DEFAULT_RESOURCE_DESC_PATH);
 }
 
 static doca_error_t flag_transport(void *param, void *config)
@@ -576,6 +605,87 @@ static doca_error_t write_all(int fd, const void *data, size_t len)
 	return DOCA_SUCCESS;
 }
 
+/* The directory a path's file lives in: "." for a bare name. */
+static void path_dir(const char *path, char *out, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		snprintf(out, size, ".");
+	else if (slash == path)
+		snprintf(out, size, "/");
+	else
+		snprintf(out, size, "%.*s", (int)(slash - path), path);
+}
+
+/* Why a file cannot be made at path, which does not exist (lstat said
+ * so with err): a missing or unusable directory on the way. False if
+ * nothing is wrong with the way there. */
+static bool path_explain_missing(const char *path, int err, const char *verb, const char *what)
+{
+	char dir[SAMPLE_FILE_MAX];
+	struct stat st;
+
+	path_dir(path, dir, sizeof(dir));
+	if (err == ENOTDIR) {
+		DOCA_LOG_ERR("Cannot %s %s %s %s: a part of that path is a file, not a directory", verb, what,
+			     strcmp(verb, "write") == 0 ? "to" : "from", path);
+		return true;
+	}
+	if (err == EACCES) {
+		DOCA_LOG_ERR("Cannot %s %s %s %s: this user may not enter a directory on the way (check the "
+			     "permissions of %s and above)", verb, what, strcmp(verb, "write") == 0 ? "to" : "from",
+			     path, dir);
+		return true;
+	}
+	if (err != ENOENT)
+		return false;
+	if (stat(dir, &st) != 0 && strcmp(verb, "write") == 0) {
+		DOCA_LOG_ERR("Cannot write %s to %s: the directory %s does not exist; create it (mkdir -p %s) or "
+			     "give a path in an existing directory", what, path, dir, dir);
+		return true;
+	}
+	if (stat(dir, &st) != 0) {
+		DOCA_LOG_ERR("Cannot read %s from %s: the directory %s does not exist (a typing mistake in the "
+			     "path?)", what, path, dir);
+		return true;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		DOCA_LOG_ERR("Cannot %s %s %s %s: %s is not a directory", verb, what,
+			     strcmp(verb, "write") == 0 ? "to" : "from", path, dir);
+		return true;
+	}
+	if (strcmp(verb, "write") == 0 && access(dir, W_OK | X_OK) != 0) {
+		DOCA_LOG_ERR("Cannot write %s to %s: this user may not create files in %s (%s)", what, path, dir,
+			     strerror(errno));
+		return true;
+	}
+	return false;
+}
+
+/* Can a new file be written at path? Says what is in the way if not. */
+static doca_error_t path_check_new(const char *path, const char *what)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return path_explain_missing(path, errno, "write", what) ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS;
+	if (S_ISDIR(st.st_mode)) {
+		DOCA_LOG_ERR("Cannot write %s to %s: that is a directory. Give the path of a file (it need not "
+			     "exist yet), for example %s/%s", what, path, path, "descriptor.txt");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (S_ISREG(st.st_mode)) {
+		DOCA_LOG_ERR("Cannot write %s to %s: the file already exists. It is left over from an earlier run, or "
+			     "another program on this host uses the same path: delete it, or choose another path",
+			     what, path);
+		return DOCA_ERROR_ALREADY_EXIST;
+	}
+	DOCA_LOG_ERR("Cannot write %s to %s: something that is not a regular file is there (%s): choose another "
+		     "path", what, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "a FIFO, socket or device");
+	return DOCA_ERROR_ALREADY_EXIST;
+}
+
 /*
  * Write a descriptor file so that it appears whole or not at all (written
  * under a temporary name, then linked in place), and never over an
@@ -587,12 +697,9 @@ static doca_error_t file_write(struct sample *s, const char *path, const void *d
 	doca_error_t result = DOCA_SUCCESS;
 	int fd;
 
-	if (access(path, F_OK) == 0) {
-		DOCA_LOG_ERR("Cannot write %s to %s: the file already exists. It is left over from an earlier run, or "
-			     "another program on this host uses the same path: delete it, or choose another path",
-			     what, path);
-		return DOCA_ERROR_ALREADY_EXIST;
-	}
+	result = path_check_new(path, what);
+	if (result != DOCA_SUCCESS)
+		return result;
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -632,15 +739,29 @@ static doca_error_t file_read(struct sample *s, const char *path, const char *wh
 	char *data = NULL;
 	int fd;
 
-	fd = open(path, O_RDONLY);
+	/* Non-blocking: opening a FIFO given by mistake must not hang. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		DOCA_LOG_ERR("Cannot read %s from %s: %s", what, path, strerror(errno));
-		if (errno == ENOENT)
+		int err = errno;
+
+		if (path_explain_missing(path, err, "read", what))
+			return DOCA_ERROR_IO_FAILED;
+		if (err == EACCES) {
+			DOCA_LOG_ERR("Cannot read %s from %s: this user may not read that file (check its owner and "
+				     "mode: ls -l %s)", what, path, path);
+			return DOCA_ERROR_IO_FAILED;
+		}
+		DOCA_LOG_ERR("Cannot read %s from %s: %s", what, path, strerror(err));
+		if (err == ENOENT)
 			DOCA_LOG_ERR("The %s writes that file when it starts: copy it here (to %s) before pressing "
 				     "Enter", s->desc->peer, path);
 		return DOCA_ERROR_IO_FAILED;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		DOCA_LOG_ERR("Cannot read %s from %s: that is a directory. Give the path of the file the %s wrote, "
+			     "for example %s/%s", what, path, s->desc->peer, path, "descriptor.txt");
+		result = DOCA_ERROR_IO_FAILED;
+	} else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		DOCA_LOG_ERR("Cannot read %s from %s: not a regular file", what, path);
 		result = DOCA_ERROR_IO_FAILED;
 	} else if (st.st_size == 0) {
@@ -1545,9 +1666,13 @@ static doca_error_t connect_with_cm(struct sample *s)
 			cm_not_supported("doca_rdma_start_listen_to_port", result);
 			return result;
 		}
+		if (result == DOCA_ERROR_IN_USE) {
+			DOCA_LOG_ERR("Cannot listen on port %u: another program is listening on it; pick another port "
+				     "with -lp (and give the %s the same -lp)", cfg->cm_port, s->desc->peer);
+			return result;
+		}
 		if (result != DOCA_SUCCESS) {
-			DOCA_LOG_ERR("Cannot listen on port %u: %s (is another program using it? pick another port "
-				     "with -lp)", cfg->cm_port, doca_error_get_descr(result));
+			DOCA_LOG_ERR("Cannot listen on port %u: %s", cfg->cm_port, doca_error_get_descr(result));
 			return result;
 		}
 		DOCA_LOG_INFO("Listening for RDMA CM connections on port %u; waiting for %u %s%s", cfg->cm_port,
