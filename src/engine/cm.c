@@ -569,9 +569,9 @@ doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 	}
 	fd = listener_socket(port);
 	if (fd < 0 && errno == EADDRINUSE) {
-		/* The return code says it all for a listen: the caller, who
-		 * knows how the port was chosen, tells the user what to do. */
-		SDK_LOG_DBG("cannot listen on port %u: another socket is bound to it", port);
+		/* INFO, not ERROR: the caller, who knows how the port was chosen,
+		 * tells the user what to do (our samples: pick another with -lp). */
+		SDK_LOG_INFO("cannot listen on port %u: another socket is bound to it", port);
 		status = DOCA_ERROR_IN_USE;
 		goto out;
 	}
