@@ -53,7 +53,7 @@ else
 	failed=$((failed + 1))
 fi
 
-echo "=== libFuzzer on the parsers of untrusted bytes"
+echo "=== libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)"
 bash tests/fuzz/run_fuzz.sh 30
 case $? in
 0) passed=$((passed + 1)) ;;
