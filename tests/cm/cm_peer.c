@@ -46,6 +46,23 @@
  *                      connection end and every write complete (either
  *                      way), and both sides must get back to IDLE and tear
  *                      down (doca_mmap_stop of the exported region included)
+ *   netfail            liveness (one client; the test script breaks the path
+ *                      between the processes): the server puts K sends in
+ *                      flight, the client K sends (neither side posts a
+ *                      receive for them), each says so (server.inflight,
+ *                      client.inflight); once the script has broken the path
+ *                      (path.broken) the client adds K writes of --size
+ *                      bytes; then on each side every task must fail and the
+ *                      failure or disconnection callback fire within the
+ *                      keepalive timeout (SOFTDOCA_CONN_TIMEOUT_MS, default
+ *                      8000 ms) + NOTICE_SLACK_S; the time to notice is
+ *                      printed ("noticed after S s")
+ *   netfail_idle       the same with no task at all on either side (an idle
+ *                      connection must notice too)
+ *   bigread            one read of --size bytes (up to 1 GiB) x --count from
+ *                      the server's slice, checked word by word: a slow
+ *                      transfer of a live peer must succeed, however long
+ *                      it takes (bounded by BIGREAD_WAIT_S)
  *
  * Client --pre LIST (comma-separated) makes failing connection attempts on
  * the same context before the real one, each of which must end in the
@@ -125,6 +142,10 @@
 #define TIMEOUT_SLACK_S 2.5   /* request timeout: failure at most this late */
 #define KILL_DETECT_S 10.0    /* a killed peer's in-flight tasks fail by then */
 #define INFLIGHT_QUIET_S 0.2  /* kill cases: nothing completes while the peer lives */
+#define NOTICE_SLACK_S 3.0    /* netfail: noticed within the keepalive timeout + this */
+#define BIGREAD_WAIT_S 38.0   /* bigread: the read completes by then */
+#define CONN_TIMEOUT_ENV "SOFTDOCA_CONN_TIMEOUT_MS"
+#define CONN_TIMEOUT_DEFAULT_MS 8000.0
 #define DEFAULT_TIMEOUT_MS 5000u
 #define SQUAT_HDR_S 2.0       /* cm.c's CM_PRE_TIMEOUT_MS: a socket's request by then */
 #define SQUAT_PRE_MAX 16u     /* cm.c's ENGINE_CM_MAX_PRE: sockets waiting per listener */
@@ -172,11 +193,14 @@ enum kase {
 	K_OVERFLOW,
 	K_SERVER_STOP,
 	K_ATTEMPTS,
+	K_NETFAIL,
+	K_NETFAIL_IDLE,
+	K_BIGREAD,
 };
 
 static const char *const kase_names[] = {
 	"send", "send_imm", "write", "write_imm", "read", "cas", "fadd", "mix", "kill_server", "kill_client",
-	"overflow", "server_stop", "attempts",
+	"overflow", "server_stop", "attempts", "netfail", "netfail_idle", "bigread",
 };
 
 static const char *const pre_names[] = {"refused", "silent", "reject", "ignore", "unreachable"};
@@ -225,6 +249,8 @@ enum phase {
 	PH_SERVING,	  /* the client works; waiting for DONE and disconnection */
 	PH_INFLIGHT,	  /* kill_client: sends in flight, making sure they stay so */
 	PH_KILL_WAIT,	  /* kill_client: the client was told to die */
+	PH_BREAK_WAIT,	  /* netfail: ready; waiting for the script to break the path */
+	PH_NOTICE_WAIT,	  /* netfail: the path is broken; waiting for the failure */
 	PH_AFTER_CHECK,	  /* a task on the closed connection was submitted */
 	PH_FINISHED,
 };
@@ -409,6 +435,58 @@ static size_t pat_check(const uint8_t *buf, size_t len, uint64_t seed, size_t fr
 		if (buf[i] != pat_byte(seed, i))
 			return i;
 	return SIZE_MAX;
+}
+
+/* bigread's pattern: one hash per 8-byte word (fast enough for 1 GiB). */
+static void wpat_fill(uint8_t *buf, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = mix64(seed + i);
+
+		memcpy(buf + i, &v, 8);
+	}
+}
+
+/* Offset of the first word of buf[0, len) that differs, or SIZE_MAX. */
+static size_t wpat_check(const uint8_t *buf, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, buf + i, 8);
+		if (v != mix64(seed + i))
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* netfail: how long a side may take to notice a broken path (the
+ * library's keepalive timeout, as the environment sets it, + slack). */
+static double notice_bound_s(void)
+{
+	const char *t = getenv(CONN_TIMEOUT_ENV);
+	double ms = t != NULL && t[0] != '\0' ? strtod(t, NULL) : CONN_TIMEOUT_DEFAULT_MS;
+
+	if (ms <= 0)
+		ms = CONN_TIMEOUT_DEFAULT_MS;
+	return ms / 1000.0 + NOTICE_SLACK_S;
+}
+
+/* netfail: every task of [first, first + n) failed at completion with
+ * DOCA_ERROR_CONNECTION_ABORTED (what a failed connection gives the
+ * operations it had in flight). */
+static int expect_all_failed(struct peer *p, uint32_t first, uint32_t n, const char *what)
+{
+	for (uint32_t i = first; i < first + n; i++) {
+		const struct rec *r = &p->recs[i];
+
+		if (!r->done || r->status != DOCA_ERROR_CONNECTION_ABORTED || r->where != AT_COMPLETION)
+			return failf(p, "%s #%u (of %u in flight) ended%s with %s at %s, expected to fail at completion "
+					"with DOCA_ERROR_CONNECTION_ABORTED",
+				     what, i - first, n, r->done ? "" : " (not done)", doca_error_get_name(r->status),
+				     where_name(r->where));
+	}
+	return 0;
 }
 
 /* Client data for chunk k of slot s; server data; junk. */
@@ -1230,6 +1308,8 @@ static uint32_t server_receives_for(const struct peer *p, enum kase k)
 	case K_KILL_SERVER:
 	case K_KILL_CLIENT:
 	case K_SERVER_STOP:
+	case K_NETFAIL:
+	case K_NETFAIL_IDLE:
 		return 0;
 	default:
 		return 1;
@@ -1444,6 +1524,9 @@ static void server_fill_slice(struct peer *p, uint32_t s)
 		for (uint32_t k = 0; k < p->count; k++)
 			word_set(sl, k, aval(s, k));
 		break;
+	case K_BIGREAD:
+		wpat_fill(sl, p->slice_len, seed_srv(s, 0));
+		break;
 	default:
 		pat_fill(sl, p->slice_len, seed_junk(s));
 		break;
@@ -1470,7 +1553,7 @@ static int server_setup(struct peer *p)
 			return failf(p, "out of memory");
 		server_fill_slice(p, s);
 	}
-	p->recv_size = p->size > CTRL_LEN ? p->size : CTRL_LEN;
+	p->recv_size = p->size > CTRL_LEN && p->kase != K_BIGREAD ? p->size : CTRL_LEN;
 	p->nrecv_posted = nrecv;
 	/* Receive buffers, then one CTRL_LEN message buffer a slot. */
 	p->q_len = (size_t)nrecv * p->recv_size + (size_t)p->clients * CTRL_LEN + 4096;
@@ -1665,6 +1748,10 @@ static int server_check_slot(struct peer *p, uint32_t s)
 			    expect_chunk(p, slice + (K + k) * n, n, seed_srv(s, k), "read (must be unchanged)", s, k) != 0)
 				return -1;
 		return 0;
+	case K_BIGREAD:
+		if (wpat_check(slice, p->slice_len, seed_srv(s, 0)) != SIZE_MAX)
+			return failf(p, "slot %u: the slice changed under reads", s);
+		return 0;
 	default:
 		return failf(p, "slot %u: DONE in case %s", s, kase_names[sl->kase]);
 	}
@@ -1806,6 +1893,44 @@ static int server_post_kill_sends(struct peer *p, uint32_t s)
 	return server_set_phase(sl, PH_INFLIGHT);
 }
 
+/* netfail, slot s: wait for the broken path, then for the failure. */
+static int server_netfail_step(struct peer *p, uint32_t s)
+{
+	struct slot *sl = &p->slots[s];
+	uint32_t K = sl->kase == K_NETFAIL ? p->count : 0, done = 0;
+	double age = now_s() - sl->phase_t0, bound = notice_bound_s();
+
+	for (uint32_t k = 0; k < K; k++)
+		done += p->recs[sl->first_kill_rec + k].done;
+	if (sl->phase == PH_BREAK_WAIT) {
+		if (done != 0 || sl->failed || sl->disconnected)
+			return failf(p, "slot %u: before the path was broken, %u of %u sends completed, failure callback "
+					"%d, disconnection callback %d",
+				     s, done, K, sl->failed, sl->disconnected);
+		if (file_exists(p, "path.broken"))
+			return server_set_phase(sl, PH_NOTICE_WAIT);
+		if (age > FILE_WAIT_S)
+			return failf(p, "timed out after %.0f s waiting for the file %s/path.broken", FILE_WAIT_S, p->dir);
+		return 0;
+	}
+	if (done < K || (sl->failed == 0 && sl->disconnected == 0)) {
+		if (age > bound)
+			return failf(p, "%.2f s after the path broke (bound: %s + %.1f s): %u of %u in-flight sends "
+					"completed, failure callback %d, disconnection callback %d",
+				     age, CONN_TIMEOUT_ENV, NOTICE_SLACK_S, done, K, sl->failed, sl->disconnected);
+		return 0;
+	}
+	if (expect_all_failed(p, sl->first_kill_rec, K, "in-flight send") != 0)
+		return -1;
+	note(p, "slot %u: noticed after %.2f s (bound %.1f s): %s callback; %u in-flight send(s) failed%s%s", s, age,
+	     bound, sl->failed ? "failure" : "disconnection", K, K ? " with " : "",
+	     K ? doca_error_get_name(p->recs[sl->first_kill_rec].status) : "");
+	sl->after_rec = post_after_close(p, sl->conn, s, slot_msg_off(p, s) + CTRL_LEN - 64);
+	if (sl->after_rec == UINT32_MAX)
+		return -1;
+	return server_set_phase(sl, PH_AFTER_CHECK);
+}
+
 /* Move slot s on as far as it goes now. */
 static int server_step(struct peer *p, uint32_t s)
 {
@@ -1835,8 +1960,14 @@ static int server_step(struct peer *p, uint32_t s)
 		}
 		if (expect_ok(p, sl->desc_rec, "descriptor send") != 0)
 			return -1;
-		if (sl->kase == K_KILL_CLIENT)
+		if (sl->kase == K_KILL_CLIENT || sl->kase == K_NETFAIL)
 			return server_post_kill_sends(p, s);
+		if (sl->kase == K_NETFAIL_IDLE) {
+			sl->first_kill_rec = p->nrecs;
+			if (publish(p, "server.inflight", "0", 1) != 0)
+				return -1;
+			return server_set_phase(sl, PH_BREAK_WAIT);
+		}
 		return server_set_phase(sl, PH_SERVING);
 	case PH_SERVING:
 		if (sl->kase == K_KILL_SERVER) {
@@ -1892,8 +2023,11 @@ static int server_step(struct peer *p, uint32_t s)
 				     sl->inflight_before, p->count);
 		if (publish(p, "server.inflight", "1", 1) != 0)
 			return -1;
-		return server_set_phase(sl, PH_KILL_WAIT);
+		return server_set_phase(sl, sl->kase == K_NETFAIL ? PH_BREAK_WAIT : PH_KILL_WAIT);
 	}
+	case PH_BREAK_WAIT:
+	case PH_NOTICE_WAIT:
+		return server_netfail_step(p, s);
 	case PH_KILL_WAIT: {
 		uint32_t done = 0;
 
@@ -1927,7 +2061,10 @@ static int server_step(struct peer *p, uint32_t s)
 				return failf(p, "slot %u: the send on the closed connection never completed", s);
 			return 0;
 		}
-		if (expect_after_close(p, sl->after_rec, sl->kase == K_KILL_CLIENT ? "dead client" : "disconnected client") != 0)
+		if (expect_after_close(p, sl->after_rec,
+				       sl->kase == K_KILL_CLIENT ? "dead client"
+				       : sl->kase == K_NETFAIL || sl->kase == K_NETFAIL_IDLE ? "unreachable client"
+											       : "disconnected client") != 0)
 			return -1;
 		if (sl->kase == K_KILL_CLIENT && publish(p, "server.survived", "1", 1) != 0)
 			return -1;
@@ -2019,7 +2156,8 @@ static int server_main(struct peer *p)
 		if (sl->failed + sl->disconnected != 1)
 			return failf(p, "slot %u: %d failure and %d disconnection callbacks (one of them expected)", s,
 				     sl->failed, sl->disconnected);
-		if (sl->kase != K_KILL_CLIENT && sl->disconnected != 1)
+		if (sl->kase != K_KILL_CLIENT && sl->kase != K_NETFAIL && sl->kase != K_NETFAIL_IDLE &&
+		    sl->disconnected != 1)
 			return failf(p, "slot %u: the client disconnected, yet the %s callback fired", s,
 				     sl->failed ? "failure" : "?");
 	}
@@ -2505,6 +2643,8 @@ static int client_check_fadds(struct peer *p, bool shared, size_t res_off)
 	return 0;
 }
 
+static int client_bigread(struct peer *p);
+
 static int client_run_case(struct peer *p)
 {
 	uint32_t f1 = 0, f2 = 0, f3 = 0, f4 = 0, K = p->count;
@@ -2535,6 +2675,8 @@ static int client_run_case(struct peer *p)
 		    expect_all_ok(p, f1, K, "fetch-and-add") != 0)
 			return -1;
 		return client_check_fadds(p, false, CLI_DATA_OFF);
+	case K_BIGREAD:
+		return client_bigread(p);
 	case K_MIX:
 		/* Everything in flight at once. */
 		if (client_sends(p, false, &f1) != 0 || client_writes(p, true, area2, &f2) != 0 ||
@@ -2626,6 +2768,96 @@ static int client_kill_server(struct peer *p)
 	if (after == UINT32_MAX || wait_recs(p, after, 1, TASK_WAIT_S, "a send after the server died") != 0)
 		return -1;
 	return expect_after_close(p, after, "dead server");
+}
+
+/* netfail: K sends in flight (the server posts no receive), then, once
+ * the script broke the path, K writes too: every one must fail and the
+ * connection end within the bound; netfail_idle: nothing in flight. */
+static int client_netfail(struct peer *p)
+{
+	uint32_t K = p->kase == K_NETFAIL ? p->count : 0, first = p->nrecs, ndone0 = p->ndone, wfirst, done, after;
+	size_t before = 0, inflight = 0;
+	double t0, dt, deadline, bound = notice_bound_s();
+
+	CHECK(p, doca_ctx_get_num_inflight_tasks(p->ctx, &before));
+	if (K > 0 && client_sends(p, false, &first) != 0)
+		return -1;
+	for (deadline = now_s() + INFLIGHT_QUIET_S; now_s() < deadline;)
+		progress_wait(p, 10);
+	if (p->ndone != ndone0 || p->failed || p->disconnected)
+		return failf(p, "before the path was broken: %u of %u tasks in flight completed, failure callback %d, "
+				"disconnection callback %d",
+			     p->ndone - ndone0, K, p->failed, p->disconnected);
+	CHECK(p, doca_ctx_get_num_inflight_tasks(p->ctx, &inflight));
+	if (inflight != before + K)
+		return failf(p, "doca_ctx_get_num_inflight_tasks says %zu, expected %zu + %u", inflight, before, K);
+	if (publish(p, "client.inflight", K ? "1" : "0", 1) != 0 ||
+	    wait_file(p, "path.broken", FILE_WAIT_S, NULL, NULL) != 0)
+		return -1;
+	t0 = now_s();
+	if (p->failed || p->disconnected || p->ndone != ndone0)
+		return failf(p, "the connection ended (failure %d, disconnection %d) or a task completed before the "
+				"path was broken",
+			     p->failed, p->disconnected);
+	wfirst = p->nrecs;
+	if (K > 0 && client_writes(p, false, CLI_DATA_OFF + p->size * K, &wfirst) != 0)
+		return -1;
+	for (;;) {
+		done = p->ndone;
+		if (done == p->nrecs && (p->failed || p->disconnected))
+			break;
+		if (now_s() > t0 + bound)
+			return failf(p, "%.2f s after the path broke (bound: %s + %.1f s): %u of %u tasks completed "
+					"(%u sends in flight before, %u writes after), failure callback %d, "
+					"disconnection callback %d",
+				     now_s() - t0, CONN_TIMEOUT_ENV, NOTICE_SLACK_S, done - ndone0, p->nrecs - first, K,
+				     K, p->failed, p->disconnected);
+		progress_wait(p, 10);
+	}
+	dt = now_s() - t0;
+	if (expect_all_failed(p, first, K, "in-flight send") != 0 ||
+	    expect_all_failed(p, wfirst, K, "write posted after the break") != 0)
+		return -1;
+	if ((p->failed ? p->fail_conn : p->disc_conn) != p->conn)
+		return failf(p, "the %s callback names connection %p, ours is %p", p->failed ? "failure" : "disconnection",
+			     (void *)(p->failed ? p->fail_conn : p->disc_conn), (void *)p->conn);
+	note(p, "noticed after %.2f s (bound %.1f s): %s callback; %u send(s) and %u write(s) in flight failed%s%s", dt,
+	     bound, p->failed ? "failure" : "disconnection", K, K, K ? " with " : "",
+	     K ? doca_error_get_name(p->recs[first].status) : "");
+	after = post_after_close(p, p->conn, p->my_slot, CTRL_LEN * 2);
+	if (after == UINT32_MAX || wait_recs(p, after, 1, TASK_WAIT_S, "a send after the path broke") != 0)
+		return -1;
+	return expect_after_close(p, after, "unreachable server");
+}
+
+/* bigread: --count reads of --size bytes (one at a time), each checked. */
+static int client_bigread(struct peer *p)
+{
+	uint8_t *area = p->q + CLI_DATA_OFF;
+	size_t n = p->size;
+
+	for (uint32_t k = 0; k < p->count; k++) {
+		struct doca_buf *src, *dst;
+		uint32_t i;
+		double t0 = now_s();
+		size_t bad;
+
+		memset(area, 0, n);
+		if (get_buf(p, p->remote, p->raddr + k * n, n, n, &src) != 0 || get_buf(p, p->qmmap, area, n, 0, &dst) != 0)
+			return -1;
+		i = post_read(p, p->conn, src, dst, p->my_slot, k);
+		if (wait_recs(p, i, 1, BIGREAD_WAIT_S, "a big read") != 0 || expect_ok(p, i, "big read") != 0)
+			return -1;
+		if (p->recs[i].read_len != n)
+			return failf(p, "read %u: result length %u, expected %zu", k, p->recs[i].read_len, n);
+		bad = wpat_check(area, n, seed_srv(p->my_slot, 0) + k * n);
+		if (bad != SIZE_MAX)
+			return failf(p, "read %u: word at byte %zu differs from the server's slice", k, bad);
+		note(p, "read %u of %zu B took %.2f s (%.0f MB/s); %s %s", k, n, now_s() - t0,
+		     n / (now_s() - t0) / 1e6, CONN_TIMEOUT_ENV,
+		     getenv(CONN_TIMEOUT_ENV) ? getenv(CONN_TIMEOUT_ENV) : "(unset: 8000)");
+	}
+	return 0;
 }
 
 /* server_stop: K writes in flight, then the server stops its context. */
@@ -2731,7 +2963,10 @@ static int client_main(struct peer *p)
 	doca_error_t err;
 	double t0;
 
-	p->q_len = CLI_DATA_OFF + (p->kase == K_MIX ? 3 : 1) * p->size * K + 8 * (size_t)K + 4096;
+	p->q_len = CLI_DATA_OFF + (p->kase == K_MIX ? 3 : p->kase == K_NETFAIL ? 2 : 1) * p->size * K +
+		   8 * (size_t)K + 4096;
+	if (p->kase == K_BIGREAD)
+		p->q_len = CLI_DATA_OFF + p->size + 4096; /* one read at a time */
 	if (setup_common(p, 1, 4, 4 * K + 16, PERM_LRW) != 0)
 		return -1;
 	/* The descriptor message's receive, posted before any connection. */
@@ -2772,6 +3007,13 @@ static int client_main(struct peer *p)
 			return -1;
 		note(p, "the server has sends in flight to us; dying now (SIGKILL)");
 		raise(SIGKILL);
+	}
+	if (p->kase == K_NETFAIL || p->kase == K_NETFAIL_IDLE) {
+		if (client_netfail(p) != 0)
+			return -1;
+		printf("PASS %s: the path broke with %u task(s) in flight and we noticed\n", p->tag,
+		       p->kase == K_NETFAIL ? 2 * K : 0);
+		return 0;
 	}
 	if (p->kase == K_SERVER_STOP) {
 		if (client_server_stop(p) != 0)
@@ -2837,6 +3079,8 @@ static int parse_num(const char *s, unsigned long long max, unsigned long long *
 		v <<= 10, end++;
 	else if (*end == 'M' || *end == 'm')
 		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
 	if (*end != '\0' || v > max)
 		return -1;
 	*out = v;
@@ -2955,7 +3199,7 @@ int main(int argc, char **argv)
 			p.device = optarg;
 			break;
 		case 's':
-			if (parse_num(optarg, 64u << 20, &v) != 0 || v < 16)
+			if (parse_num(optarg, 1u << 30, &v) != 0 || v < 16)
 				goto bad;
 			p.size = (size_t)v;
 			break;

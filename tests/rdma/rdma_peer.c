@@ -4,6 +4,7 @@
  *   rdma_peer --role target|initiator --dir DIR --case NAME
  *             [--size N] [--count K] [--device IBDEV]
  *             [--serve progress|block] [--wait spin|notify] [--hostile]
+ *             [--peer-desc NAME] [--kill-pid PID]
  *
  * Both processes speak only the public DOCA API (doca_dev, doca_mmap,
  * doca_buf_inventory, doca_pe, doca_ctx, doca_rdma). They meet in DIR:
@@ -21,6 +22,10 @@
  *   <role>.failed              written by a side that gave up, so the
  *                              other stops waiting at once
  *   hostile.target.conn, hostile.conn, hostile.done, hostile.checked,
+ *   initiator.ready, helper.gone
+ *                              forged_pid_alive: the initiator is connected;
+ *                              the process the forged descriptor names has
+ *                              exited (written by the test script)
  *   hostile.failed             --hostile (target, one-sided cases): a
  *                              first connection is served to hostile_peer,
  *                              which speaks the wire protocol by hand;
@@ -44,6 +49,18 @@
  *
  * Data is a pattern derived from (seed, offset); seeds derive from the
  * case's size and count, so both sides know what to expect.
+ *
+ * Liveness must not rest on what a peer claims: in the forged_pid cases
+ * the test script hands the initiator a copy of target.conn whose pid
+ * field it rewrote (--peer-desc). forged_pid_dead: the pid names no live
+ * process; the initiator stops the real target (--kill-pid, SIGSTOP),
+ * puts its writes in flight, kills it (SIGKILL), and every write must fail
+ * and the connection end within the keepalive timeout
+ * (SOFTDOCA_CONN_TIMEOUT_MS, default 8000 ms) + NOTICE_SLACK_S.
+ * forged_pid_alive: the pid is a helper's, which the script ends once we
+ * are connected (helper.gone): the connection must stay up and the writes
+ * succeed (the library logs a WARNING about the wrong pid; the script
+ * checks it).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -88,6 +105,10 @@
 #define STOP_WAIT_S 10.0   /* doca_ctx_stop reaching IDLE */
 #define KILL_DETECT_S 10.0 /* peer_kill: in-flight tasks must fail by then */
 #define INFLIGHT_CHECK_S 0.2 /* peer_kill: nothing may complete while the peer lives */
+#define NOTICE_SLACK_S 3.0   /* forged_pid_dead: noticed within the keepalive timeout + this */
+#define ALIVE_HOLD_S 1.5     /* forged_pid_alive: the connection stays up this long after */
+#define CONN_TIMEOUT_ENV "SOFTDOCA_CONN_TIMEOUT_MS"
+#define CONN_TIMEOUT_DEFAULT_MS 8000.0
 
 #define CANARY_LEN 4096u
 #define CANARY_SEED 0xCA9A27C0FFEEull
@@ -169,6 +190,8 @@ struct peer {
 	const char *device;
 	enum serve serve;
 	bool notify;
+	const char *peer_desc; /* initiator: the target's descriptor file (default target.conn) */
+	pid_t kill_pid;	       /* forged_pid_dead: the real target */
 
 	/* DOCA objects. */
 	struct doca_dev *dev;
@@ -1147,7 +1170,7 @@ static int connect_peer(struct peer *p)
 	uint8_t *peer_desc = NULL;
 	size_t peer_len = 0;
 	const char *mine = p->role == ROLE_TARGET ? "target.conn" : "initiator.conn";
-	const char *theirs = p->role == ROLE_TARGET ? "initiator.conn" : "target.conn";
+	const char *theirs = p->role == ROLE_TARGET ? "initiator.conn" : p->peer_desc ? p->peer_desc : "target.conn";
 	doca_error_t err;
 	int r;
 
@@ -2017,6 +2040,138 @@ static int run_peer_kill_write(struct peer *p)
 }
 
 /* ------------------------------------------------------------------ */
+/* Initiator: a peer whose descriptor names the wrong pid               */
+
+static double notice_bound_s(void)
+{
+	const char *t = getenv(CONN_TIMEOUT_ENV);
+	double ms = t != NULL && t[0] != '\0' ? strtod(t, NULL) : CONN_TIMEOUT_DEFAULT_MS;
+
+	return (ms > 0 ? ms : CONN_TIMEOUT_DEFAULT_MS) / 1000.0 + NOTICE_SLACK_S;
+}
+
+/* The state letter of process pid in /proc/PID/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* The target is frozen (SIGSTOP, its service thread too), so our writes
+ * stay in flight; then it dies (SIGKILL). Its descriptor named a pid that
+ * does not exist: nothing but silence tells us it is gone. */
+static int run_forged_dead(struct peer *p)
+{
+	double t0, dt, deadline, bound = notice_bound_s();
+	struct doca_buf *wsrc, *wdst;
+	size_t inflight = 0;
+	uint32_t k, extra;
+	char how[256];
+
+	if (p->kill_pid <= 0)
+		return failf(p, "forged_pid_dead needs --kill-pid (the real target's pid)");
+	if (kill(p->kill_pid, SIGSTOP) != 0)
+		return failf(p, "kill(%d, SIGSTOP): %s", (int)p->kill_pid, strerror(errno));
+	for (deadline = now_s() + 5.0; proc_state(p->kill_pid) != 'T';) {
+		if (now_s() > deadline)
+			return failf(p, "the target (pid %d) is not stopped 5 s after SIGSTOP (state %c)", (int)p->kill_pid,
+				     proc_state(p->kill_pid) ? proc_state(p->kill_pid) : '?');
+		poll(NULL, 0, 1);
+	}
+	init_region(p, seed_b(p));
+	for (k = 0; k < p->count; k++) {
+		struct doca_buf *src, *dst;
+
+		if (data_buf(p, p->lmmap, p->region + k * p->size, p->size, &src) != 0 ||
+		    room_buf(p, p->rmmap, p->raddr + k * p->size, p->size, &dst) != 0)
+			return -1;
+		(void)post_write(p, src, dst);
+	}
+	for (k = 0; k < p->count; k++)
+		if (p->recs[k].done)
+			return failf(p, "write #%u was refused at %s with %s before the target died", k,
+				     where_name(p->recs[k].where), doca_error_get_name(p->recs[k].status));
+	CHECK(p, doca_ctx_get_num_inflight_tasks(p->ctx, &inflight));
+	if (inflight != p->count)
+		return failf(p, "doca_ctx_get_num_inflight_tasks says %zu, expected %u", inflight, p->count);
+	for (deadline = now_s() + INFLIGHT_CHECK_S; now_s() < deadline;)
+		progress_once(p, 10);
+	if (p->ndone != 0 || p->failed || p->disconnected)
+		return failf(p, "while the target was stopped: %u of %u writes completed, failure callback %d, "
+				"disconnection callback %d",
+			     p->ndone, p->count, p->failed, p->disconnected);
+	if (kill(p->kill_pid, SIGKILL) != 0)
+		return failf(p, "kill(%d, SIGKILL): %s", (int)p->kill_pid, strerror(errno));
+	t0 = now_s();
+	while (p->ndone < p->nrecs || (p->failed == 0 && p->disconnected == 0)) {
+		if (now_s() > t0 + bound)
+			return failf(p, "%.2f s after the target was killed (bound: %s + %.1f s): %u of %u writes "
+					"completed, failure callback %d, disconnection callback %d",
+				     now_s() - t0, CONN_TIMEOUT_ENV, NOTICE_SLACK_S, p->ndone, p->nrecs, p->failed,
+				     p->disconnected);
+		progress_once(p, 10);
+	}
+	dt = now_s() - t0;
+	for (k = 0; k < p->count; k++)
+		if (p->recs[k].status != DOCA_ERROR_CONNECTION_ABORTED || p->recs[k].where != AT_COMPLETION)
+			return failf(p, "write #%u ended with %s at %s, expected DOCA_ERROR_CONNECTION_ABORTED at completion",
+				     k, doca_error_get_name(p->recs[k].status), where_name(p->recs[k].where));
+	snprintf(how, sizeof(how), "noticed after %.2f s (bound %.1f s): %u in-flight writes failed with %s; %s callback",
+		 dt, bound, p->count, doca_error_get_name(p->recs[0].status), p->failed ? "failure" : "disconnection");
+	if (data_buf(p, p->lmmap, p->region, 8, &wsrc) != 0 || room_buf(p, p->rmmap, p->raddr, 8, &wdst) != 0)
+		return -1;
+	extra = post_write(p, wsrc, wdst);
+	if (wait_tasks(p, TASK_WAIT_S, "write after the target died") != 0 ||
+	    expect_error(p, extra, "write after the target died", how, sizeof(how)) != 0)
+		return -1;
+	if (check_canaries(p) != 0)
+		return -1;
+	report_pass(p, t0, 0, "the descriptor named a dead pid; %s", how);
+	return 0;
+}
+
+/* The descriptor named a helper's pid; once the helper is gone the
+ * connection must live on: writes right then (while the library asks the
+ * peer) and ALIVE_HOLD_S later must all succeed. */
+static int run_forged_alive(struct peer *p)
+{
+	double deadline, t_gone;
+
+	write_flag_file(p, "initiator.ready", "1");
+	for (deadline = now_s() + PEER_WAIT_S; !file_exists(p, "helper.gone");) {
+		if (now_s() > deadline)
+			return failf(p, "timed out after %.0f s waiting for %s/helper.gone", PEER_WAIT_S, p->dir);
+		if (peer_gave_up(p))
+			return failf(p, "the target gave up while we waited for helper.gone");
+		progress_once(p, 10);
+	}
+	t_gone = now_s();
+	if (run_write_common(p, false) != 0)
+		return -1;
+	while (now_s() < t_gone + ALIVE_HOLD_S)
+		progress_once(p, 10);
+	if (p->failed || p->disconnected)
+		return failf(p, "the connection %s after the process named in the descriptor exited (the target lives)",
+			     p->failed ? "failed" : "was disconnected");
+	report_pass(p, t_gone, 0, "the process the descriptor named exited; the connection to the live target stayed "
+				  "up for %.1f s and %u writes succeeded",
+		    ALIVE_HOLD_S, p->count);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Target                                                               */
 
 static void target_fill(struct peer *p)
@@ -2549,6 +2704,8 @@ static const struct case_def cases[] = {
 	 check_all_a},
 	{"peer_kill_write", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4u << 20, 16, run_peer_kill_write,
 	 check_all_a},
+	{"forged_pid_dead", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_forged_dead, check_all_a},
+	{"forged_pid_alive", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_forged_alive, check_all_b},
 };
 
 static const struct case_def *find_case(const char *name)
@@ -2563,7 +2720,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rdma_peer --role target|initiator --dir DIR --case NAME [--size N] [--count K]\n"
 		   "                 [--device IBDEV] [--serve progress|block] [--wait spin|notify]\n"
-		   "                 [--hostile]\n"
+		   "                 [--hostile] [--peer-desc NAME] [--kill-pid PID]\n"
 		   "cases:");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fprintf(f, " %s", cases[i].name);
@@ -2597,6 +2754,7 @@ int main(int argc, char **argv)
 		{"count", required_argument, NULL, 'n'},  {"device", required_argument, NULL, 'D'},
 		{"serve", required_argument, NULL, 'S'},  {"wait", required_argument, NULL, 'w'},
 		{"hostile", no_argument, NULL, 'H'},    {"help", no_argument, NULL, 'h'},
+		{"peer-desc", required_argument, NULL, 'P'}, {"kill-pid", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	struct peer p = {.fifo = -1, .device = "soft_lo", .serve = SERVE_PROGRESS, .state = DOCA_CTX_STATE_IDLE};
@@ -2654,6 +2812,24 @@ int main(int argc, char **argv)
 		case 'H':
 			p.hostile = true;
 			break;
+		case 'P':
+			if (strchr(optarg, '/') != NULL) {
+				fprintf(stderr, "bad --peer-desc %s (a file name in DIR)\n", optarg);
+				return 2;
+			}
+			p.peer_desc = optarg;
+			break;
+		case 'K': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || v <= 1 || v > INT32_MAX) {
+				fprintf(stderr, "bad --kill-pid %s\n", optarg);
+				return 2;
+			}
+			p.kill_pid = (pid_t)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;

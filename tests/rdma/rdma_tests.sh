@@ -21,7 +21,9 @@ PAIR_TIMEOUT=${RDMA_TESTS_PAIR_TIMEOUT:-60}
 TARGET_GRACE=${RDMA_TESTS_TARGET_GRACE:-15}
 
 ALL_CASES="send send_imm write write_imm read cas fadd write_noperm read_noperm ctxperm oob
-atomic_misaligned revoked recv_small peer_kill peer_kill_write"
+atomic_misaligned revoked recv_small peer_kill peer_kill_write forged_pid_dead forged_pid_alive"
+# forged_pid_*: the keepalive timeout of both processes (ms).
+FORGED_TIMEOUT_MS=${RDMA_TESTS_FORGED_TIMEOUT_MS:-3000}
 
 # Data sizes and how many tasks are in flight at once, as SIZE:COUNT.
 DATA_SIZES="1:1 1:64 4096:64 1M:8 16M:2"
@@ -66,6 +68,13 @@ variants() {
 	peer_kill_write)
 		echo "137 --size 4M --count 16 --serve progress"
 		echo "137 --size 4M --count 16 --serve block"
+		;;
+	forged_pid_dead)
+		echo "137 --count 8 --serve progress"
+		;;
+	forged_pid_alive)
+		echo "--count 8 --serve progress"
+		echo "--count 8 --serve block"
 		;;
 	*)
 		return 1
@@ -152,6 +161,142 @@ run_pair() {
 	fi
 }
 
+# Poll (bounded) for a file; false if the time runs out or process $2
+# (when given) exits first.
+wait_for_file() {
+	f=$1 watch=${2:-} i=0
+	while [ ! -e "$f" ]; do
+		i=$((i + 1))
+		[ "$i" -gt 1000 ] && return 1 # 20 s
+		[ -n "$watch" ] && ! kill -0 "$watch" 2>/dev/null && return 1
+		sleep 0.02
+	done
+	return 0
+}
+
+# The pid field of a connection descriptor: bytes 32..35, little-endian
+# u32 (see src/engine/wire.c).
+desc_pid() {
+	od -An -tu4 -j32 -N4 "$1" | tr -d ' '
+}
+
+# forge_pid SRC DST PID: a copy of descriptor SRC naming PID, renamed into
+# place whole.
+forge_pid() {
+	cp "$1" "$2.tmp" &&
+		printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)) $(($3 >> 16 & 255)) \
+			$(($3 >> 24 & 255)))" | dd of="$2.tmp" bs=1 seek=32 count=4 conv=notrunc 2>/dev/null &&
+		[ "$(desc_pid "$2.tmp")" = "$3" ] && mv "$2.tmp" "$2"
+}
+
+# run_forged TRANSPORT CASE EXPECTED_TARGET_RC ARGS...: like run_pair, but
+# the initiator reads a copy of target.conn whose pid field names another
+# process: one that has exited (forged_pid_dead; the initiator gets the
+# real pid to freeze and kill the target) or a helper that exits once the
+# initiator is connected (forged_pid_alive). Both processes run with
+# SOFTDOCA_CONN_TIMEOUT_MS=$FORGED_TIMEOUT_MS.
+run_forged() {
+	tr=$1 c=$2 want_trc=$3
+	shift 3
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/rdma_test.XXXXXX") || exit 2
+	label="$tr $c${*:+ $*}"
+	why=""
+	irc=0 hpid="" real=""
+	t0=$(now)
+	SOFTDOCA_CONN_TIMEOUT_MS=$FORGED_TIMEOUT_MS timeout "$PAIR_TIMEOUT" "$PEER" --role target --dir "$dir" \
+		--case "$c" "$@" >"$dir/target.out" 2>"$dir/target.err" &
+	tpid=$!
+	if ! wait_for_file "$dir/target.conn" "$tpid"; then
+		why="no target.conn from the target; "
+	else
+		real=$(desc_pid "$dir/target.conn")
+		# The field must hold the target's real pid: the rdma_peer child of
+		# our `timeout`.
+		if [ -z "$real" ] || ! grep -q rdma_peer "/proc/$real/cmdline" 2>/dev/null ||
+			[ "$(awk '{ print $4 }' "/proc/$real/stat" 2>/dev/null)" != "$tpid" ]; then
+			why="bytes 32..35 of target.conn ($real) are not the target's pid (see src/engine/wire.c); "
+		fi
+	fi
+	if [ -z "$why" ]; then
+		if [ "$c" = forged_pid_dead ]; then
+			sh -c 'exit 0' &
+			fake=$!
+			wait "$fake"
+			kill -0 "$fake" 2>/dev/null && why="pid $fake of an exited process is in use again; "
+			extra="--kill-pid $real"
+		else
+			sleep 600 &
+			hpid=$!
+			fake=$hpid
+			extra=""
+		fi
+	fi
+	if [ -z "$why" ] && forge_pid "$dir/target.conn" "$dir/target.conn.forged" "$fake"; then
+		echo "# target pid $real; the initiator's copy of target.conn names pid $fake"
+		# shellcheck disable=SC2086 # word splitting of $extra is intended
+		SOFTDOCA_CONN_TIMEOUT_MS=$FORGED_TIMEOUT_MS timeout "$PAIR_TIMEOUT" "$PEER" --role initiator \
+			--dir "$dir" --case "$c" --peer-desc target.conn.forged $extra "$@" \
+			>"$dir/initiator.out" 2>"$dir/initiator.err" &
+		ipid=$!
+		if [ -n "$hpid" ]; then
+			if wait_for_file "$dir/initiator.ready" "$ipid"; then
+				kill "$hpid"
+				wait "$hpid" 2>/dev/null
+				hpid=""
+				echo 1 >"$dir/helper.gone.tmp" && mv "$dir/helper.gone.tmp" "$dir/helper.gone"
+			else
+				why="${why}no initiator.ready from the initiator; "
+			fi
+		fi
+		wait "$ipid"
+		irc=$?
+	elif [ -z "$why" ]; then
+		why="cannot forge the pid field of target.conn; "
+	fi
+	[ -n "$hpid" ] && { kill "$hpid"; wait "$hpid"; } 2>/dev/null
+	# A target the initiator froze and then failed to kill would wait for
+	# ever (stopped): end it.
+	[ -n "$real" ] && [ "$want_trc" -ne 0 ] && kill -KILL "$real" 2>/dev/null
+	(
+		trap 'kill "$s" 2>/dev/null; exit 0' TERM
+		sleep "$TARGET_GRACE" &
+		s=$!
+		wait "$s" && kill -TERM "$tpid"
+	) >/dev/null 2>&1 &
+	wd=$!
+	wait "$tpid"
+	trc=$?
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	dt=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+	[ "$irc" -eq 124 ] && why="${why}initiator timed out after ${PAIR_TIMEOUT}s; "
+	[ "$irc" -ne 0 ] && why="${why}initiator exit $irc; "
+	[ "$trc" -ne "$want_trc" ] && why="${why}target exit $trc (expected $want_trc); "
+	grep -q '^PASS' "$dir/initiator.out" 2>/dev/null || why="${why}no PASS line from the initiator; "
+	if [ "$want_trc" -eq 0 ]; then
+		grep -q '^PASS' "$dir/target.out" || why="${why}no PASS line from the target; "
+		grep -q "the process named in the peer's descriptor exited, but the peer answers" "$dir/initiator.err" ||
+			why="${why}no WARNING about the wrong pid in the initiator's log; "
+	fi
+	t=$(sed -n 's/.*noticed after \([0-9.]*\) s.*/\1/p' "$dir/initiator.out" 2>/dev/null | head -n 1)
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+		echo "ok   $label (${dt}s)"
+		sed -n 's/^\(PASS\|NOTE\) /       /p' "$dir/initiator.out" "$dir/target.out"
+		grep -h "descriptor exited, but the peer answers" "$dir/initiator.err" | sed 's/^/       log: /'
+		[ "${RDMA_TESTS_KEEP:-0}" = 1 ] || rm -rf "$dir"
+	else
+		fail=$((fail + 1))
+		failed_list="$failed_list
+  $label"
+		echo "FAIL $label (${dt}s): ${why%; }"
+		show "$dir"
+		echo "    (files kept in $dir)"
+	fi
+	[ "$c" = forged_pid_dead ] &&
+		echo "TIME-TO-NOTICE $label (SOFTDOCA_CONN_TIMEOUT_MS=$FORGED_TIMEOUT_MS): ${t:-none} s"
+}
+
 run_case() {
 	tr=$1 c=$2
 	v=$(variants "$c") || {
@@ -171,7 +316,10 @@ run_case() {
 		137*) want=137; line=${line#137} ;;
 		esac
 		# shellcheck disable=SC2086 # word splitting of the arguments is intended
-		run_pair "$tr" "$c" "$want" $line
+		case $c in
+		forged_pid_*) run_forged "$tr" "$c" "$want" $line ;;
+		*) run_pair "$tr" "$c" "$want" $line ;;
+		esac
 		IFS='
 '
 	done
