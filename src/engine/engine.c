@@ -109,6 +109,17 @@ static void ucx_default(ucp_config_t *config, const char *name, const char *valu
 		SDK_LOG_DBG("UCX option %s=%s not applied: %s", name, value, ucs_status_string(st));
 }
 
+/* May UCX use its shared-memory (mm) transports, by UCX_TLS? */
+static bool ucx_tls_has_shm(void)
+{
+	const char *tls = getenv("UCX_TLS");
+
+	if (tls == NULL || tls[0] == '^')
+		return true;
+	return strstr(tls, "sm") != NULL || strstr(tls, "posix") != NULL || strstr(tls, "sysv") != NULL ||
+	       strstr(tls, "all") != NULL;
+}
+
 static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 {
 	const char *iface = softdoca_devinfo_iface(doca_dev_as_devinfo(dev));
@@ -129,8 +140,10 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
 	/* Every endpoint uses the peer error mode (conn.c); shared memory
 	 * serves it only with the mm transports' error handling on (POSIX
-	 * then qualifies; SysV never does). */
-	ucx_default(config, "MM_ERROR_HANDLING", "y");
+	 * then qualifies; SysV never does). UCX warns about the option when
+	 * UCX_TLS leaves those transports out. */
+	if (ucx_tls_has_shm())
+		ucx_default(config, "MM_ERROR_HANDLING", "y");
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

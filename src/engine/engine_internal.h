@@ -243,6 +243,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 void engine_fail_conn_ops(struct engine_conn *conn, doca_error_t status);
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status);
 void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr);
+uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c);
 
 /* target.c */
 ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -253,5 +254,6 @@ void engine_target_expire(struct engine_worker *w, uint64_t now);
 void engine_target_drop(struct engine_conn *conn);
 void engine_recv_fail_all(struct engine_worker *w, doca_error_t status);
 void engine_target_abandon(struct engine_worker *w);
+uint64_t engine_target_bulk_bytes(const struct engine_conn *c);
 
 #endif /* SOFTDOCA_ENGINE_INTERNAL_H_ */

@@ -382,6 +382,28 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 /* ---- failures ------------------------------------------------------- */
 
+/* Bytes c's operations still have to move: payloads not yet sent,
+ * read answers not yet arrived (keepalive.c gives a peer busy with them
+ * longer to answer). */
+uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
+{
+	const struct engine_worker *w = c->worker;
+	uint64_t bytes = 0;
+
+	for (uint32_t i = 0; i < w->conf.send_queue_size; i++) {
+		const struct engine_wr *wr = w->slots[i].wr;
+
+		if (wr == NULL || wr->conn != c)
+			continue;
+		if (wr->send_pending && op_carries_payload(wr->opcode))
+			bytes += sge_total(wr);
+		if (!wr->answered && (wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET))
+			bytes += wr->remote.len;
+	}
+	return bytes;
+}
+
+
 /* Fail what is in flight on a connection that is over. A send still in
  * flight (a rendezvous the dead peer will never pull) is cancelled, so
  * its work request can finish. */

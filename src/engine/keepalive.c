@@ -12,6 +12,11 @@
  * and a long transfer is not either: the peer keeps answering); a peer
  * quiet for the timeout is gone, and its connection fails (in-flight
  * operations with DOCA_ERROR_CONNECTION_ABORTED, the failure callback).
+ * One exception: on a byte stream (TCP) the peer's answers queue behind
+ * a large transfer, so while rendezvous data moves on the connection the
+ * peer gets longer, as if the data arrived at no less than
+ * BULK_FLOOR_BYTES_PER_S (a live but slow link stays up; a dead one
+ * mid-transfer is still noticed).
  *
  * Nothing a peer says about itself decides its liveness: the pid in a
  * descriptor only lets us ask sooner (engine_keepalive_suspect), and only
@@ -35,6 +40,7 @@ SDK_LOG_REGISTER(ENGINE::KEEPALIVE)
 #define TIMEOUT_MIN_MS 100ULL
 #define TIMEOUT_MAX_MS 3600000ULL
 #define INTERVAL_MAX_NS 1000000000ULL
+#define BULK_FLOOR_BYTES_PER_S (10ULL * 1000 * 1000)
 /* A peer whose process seems gone must answer a PING within this. */
 #define SUSPECT_GRACE_NS 300000000ULL
 /* We connected, the peer has not (no HELLO) for this long: what is in
@@ -146,6 +152,14 @@ static bool suspect_check(struct engine_conn *c, uint64_t now)
 	return true;
 }
 
+static uint64_t bulk_allowance_ns(const struct engine_conn *c)
+{
+	uint64_t bytes = engine_initiator_bulk_bytes(c) + engine_target_bulk_bytes(c);
+
+	return bytes / BULK_FLOOR_BYTES_PER_S * 1000000000ULL +
+	       bytes % BULK_FLOOR_BYTES_PER_S * 1000000000ULL / BULK_FLOOR_BYTES_PER_S;
+}
+
 static void conn_sweep(struct engine_conn *c, uint64_t now)
 {
 	const struct engine_timeouts *t = engine_timeouts();
@@ -156,7 +170,8 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 		c->last_heard_ns = now;
 	}
 	quiet = now - c->last_heard_ns;
-	if (quiet >= t->timeout_ns) {
+	/* (A peer busy moving data gets longer: its answers wait behind it.) */
+	if (quiet >= t->timeout_ns && quiet >= t->timeout_ns + bulk_allowance_ns(c)) {
 		SDK_LOG_ERR("connection %u: no word from the peer for %llu ms (%s=%llu): it is gone or unreachable; "
 			    "failing the connection",
 			    c->id, (unsigned long long)(quiet / 1000000ULL), TIMEOUT_ENV,

@@ -790,6 +790,21 @@ void engine_target_drop(struct engine_conn *c)
 	}
 }
 
+/* Bytes of rendezvous data moving on c for the target side: a payload
+ * being received into a region, read answers being sent (keepalive.c
+ * gives a peer busy with them longer to answer). */
+uint64_t engine_target_bulk_bytes(const struct engine_conn *c)
+{
+	uint64_t bytes = 0;
+
+	if (c->tq_head != NULL && c->tq_head->started && c->tq_head->rndv)
+		bytes += c->tq_head->data_len;
+	for (const struct tgt_resp *resp = c->worker->resp_list; resp != NULL; resp = resp->next)
+		if (resp->conn == c)
+			bytes += resp->hdr.result_len;
+	return bytes;
+}
+
 ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			   const ucp_am_recv_param_t *param)
 {
