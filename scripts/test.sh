@@ -46,6 +46,42 @@ phase "build with gcc, unit and integration tests" build
 phase "AddressSanitizer + UndefinedBehaviorSanitizer" build-asan \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 
+# ThreadSanitizer on the programs where the engine's service thread and the
+# application's thread meet: the two-process suites. UCX's memory hooks
+# break TSan (UCX_MEM_EVENTS=n); a report fails its process (exit 66), and
+# every report is also kept in $dir/tsan-reports, in case a process's exit
+# status goes unchecked. tests/tsan.supp says what may be suppressed.
+tsan_phase() {
+	local dir=build-tsan suites=() s list reports before
+	echo "=== ThreadSanitizer (two-process suites)"
+	if ! bash scripts/build.sh "$dir" -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized; then
+		echo "--- ThreadSanitizer: build failed"
+		failed=$((failed + 1))
+		return
+	fi
+	list=$(meson test -C "$dir" --list 2>/dev/null)
+	for s in rdma cm sync_event samples; do
+		grep -q "^softdoca:$s / " <<<"$list" && suites+=(--suite "$s")
+	done
+	rm -rf "$dir/tsan-reports"
+	mkdir -p "$dir/tsan-reports"
+	UCX_MEM_EVENTS=n \
+	TSAN_OPTIONS="halt_on_error=1:exitcode=66:suppressions=$PWD/tests/tsan.supp:log_path=$PWD/$dir/tsan-reports/report" \
+		meson test -C "$dir" --print-errorlogs --num-processes 2 "${suites[@]}" >"$dir/test-summary.log" 2>&1
+	grep -E '^ *[0-9]+/[0-9]+ ' "$dir/test-summary.log" || true
+	grep -A200 '^Summary of Failures' "$dir/test-summary.log" | head -30 || true
+	before=$failed
+	count_meson "$dir/test-summary.log"
+	reports=$(find "$dir/tsan-reports" -type f | wc -l)
+	[ "$reports" -eq 0 ] && return
+	echo "--- ThreadSanitizer: $reports process(es) reported (full reports in $dir/tsan-reports):"
+	cat "$dir"/tsan-reports/* | grep '^SUMMARY: ThreadSanitizer' | sort | uniq -c | sort -rn | head -20
+	# A report from a process whose test still passed counts as a failure.
+	[ "$failed" -eq "$before" ] && failed=$((failed + 1))
+}
+
+tsan_phase
+
 echo "=== install and build an outside program with pkg-config"
 if bash tests/install/check_install.sh build; then
 	passed=$((passed + 1))

@@ -377,6 +377,16 @@ const char *sample_cstr(const void *p, size_t max)
 	return memchr(p, '\0', max) != NULL ? p : NULL;
 }
 
+const char *sample_peer_written_cstr(const void *p, size_t max)
+{
+	return sample_cstr(p, max);
+}
+
+uint64_t sample_peer_written_u64(const void *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
 doca_error_t sample_buf_string(const struct doca_buf *buf, const char *whose, const char **text)
 {
 	size_t len = 0;

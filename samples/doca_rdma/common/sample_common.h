@@ -243,6 +243,14 @@ uint32_t sample_conn_index(const struct sample *s, const struct doca_rdma_connec
 /* The first `max` bytes at p as a printable C string, or NULL when no NUL. */
 const char *sample_cstr(const void *p, size_t max);
 
+/* Memory the peer filled with RDMA writes or atomics and then said, out
+ * of band (the user pressed Enter), that it is done with: read it only
+ * through these. The ordering runs through the peer process, which
+ * ThreadSanitizer cannot see; the test suite's tests/tsan.supp names these
+ * two functions, and no other read of such memory. */
+const char *sample_peer_written_cstr(const void *p, size_t max);
+uint64_t sample_peer_written_u64(const void *p);
+
 /* The data of buf as a C string; logs what is wrong (whose: "the sender's
  * message") and returns an error when it is not NUL-terminated. */
 doca_error_t sample_buf_string(const struct doca_buf *buf, const char *whose, const char **text);

@@ -27,7 +27,7 @@ static doca_error_t run(struct sample *s)
 	result = sample_prompt_enter("Wait till the requester has finished its atomic operations, then press Enter");
 	if (result == DOCA_SUCCESS)
 		DOCA_LOG_INFO("Requester's atomic operations left the value %" PRIu64 " (it started at %u)",
-			      *(volatile uint64_t *)s->mem, SAMPLE_ATOMIC_START);
+			      sample_peer_written_u64(s->mem), SAMPLE_ATOMIC_START);
 	sample_finish(s, result);
 	return result;
 }

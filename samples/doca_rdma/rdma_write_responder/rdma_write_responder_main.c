@@ -16,7 +16,7 @@ static doca_error_t run(struct sample *s)
 
 	result = sample_prompt_enter("Wait till the requester has finished writing, then press Enter");
 	if (result == DOCA_SUCCESS) {
-		text = sample_cstr(s->mem, SAMPLE_MSG_LEN);
+		text = sample_peer_written_cstr(s->mem, SAMPLE_MSG_LEN);
 		if (text == NULL) {
 			DOCA_LOG_ERR("The first %d bytes of memory hold no NUL-terminated string", SAMPLE_MSG_LEN);
 			result = DOCA_ERROR_INVALID_VALUE;
