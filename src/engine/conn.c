@@ -55,7 +55,7 @@ doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr
 		SDK_LOG_ERR_RL("the peer's UCX worker address is missing");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return ucx_addr_check(addr, addr_len, w->own_addr, w->own_addr_len);
+	return ucx_addr_check(addr, addr_len, w->own_addr, w->own_addr_len, w->ucx->version);
 }
 
 static void conn_event(struct engine_conn *c, enum engine_conn_event ev)

@@ -25,6 +25,7 @@
 #include "dev.h"
 #include "engine_internal.h"
 #include "log_internal.h"
+#include "ucx_addr.h"
 
 SDK_LOG_REGISTER(ENGINE)
 
@@ -109,6 +110,14 @@ static void ucx_default(ucp_config_t *config, const char *name, const char *valu
 		SDK_LOG_DBG("UCX option %s=%s not applied: %s", name, value, ucs_status_string(st));
 }
 
+static uint32_t ucx_version(void)
+{
+	unsigned int major, minor, release;
+
+	ucp_get_version(&major, &minor, &release);
+	return UCX_ADDR_UCX_VERSION(major, minor);
+}
+
 /* May UCX use its shared-memory (mm) transports, by UCX_TLS? */
 static bool ucx_tls_has_shm(void)
 {
@@ -138,6 +147,11 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	if (iface[0] != '\0')
 		ucx_default(config, "NET_DEVICES", iface);
 	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
+	/* Peers' worker addresses are checked before UCX sees them
+	 * (ucx_addr.c), and unified mode's cannot be: never use it. */
+	st = ucp_config_modify(config, "UNIFIED_MODE", "n");
+	if (st != UCS_OK)
+		SDK_LOG_WARN("UCX option UNIFIED_MODE=n not applied: %s", ucs_status_string(st));
 	/* Every endpoint uses the peer error mode (conn.c); shared memory
 	 * serves it only with the mm transports' error handling on (POSIX
 	 * then qualifies; SysV never does). UCX warns about the option when
@@ -173,6 +187,7 @@ static doca_error_t ucx_get(struct doca_dev *dev, struct engine_ucx **out)
 			goto out;
 		}
 		status = ucx_context_create(dev, &u->context);
+		u->version = ucx_version();
 		if (status != DOCA_SUCCESS) {
 			free(u);
 			goto out;

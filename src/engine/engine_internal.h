@@ -22,6 +22,7 @@ struct doca_dev;
 struct engine_ucx {
 	struct doca_dev *dev;
 	ucp_context_h context;
+	uint32_t version;               /* UCX_ADDR_UCX_VERSION of the library in use */
 	unsigned int refs;
 	struct engine_ucx *next;
 };

@@ -3,19 +3,23 @@
 # each for its share of the time budget:
 #   fuzz_parsers  the parsers of untrusted bytes (core and wire code
 #                 compiled in), a third of the budget
+#   fuzz_ucx_addr the UCX worker address check (ucx_addr.c), every address
+#                 it accepts given to real UCX, a third
 #   fuzz_connect  descriptors and RDMA CM frames into a live context (core,
-#                 rdma and engine compiled in, UCX linked), the rest; run
-#                 inside a private network namespace (mutated UCX
-#                 addresses may name any IP address, and nothing may leave
-#                 this host), skipped with a reason where that cannot be had
-# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers connect)
+#                 rdma and engine compiled in, UCX linked), a third
+# The two UCX targets may connect to whatever a mutated address names (an
+# IP address, a pid for CMA, a shared-memory segment), so they run in
+# private network, pid, IPC and mount namespaces (root and unshare(1)):
+# nothing leaves them. Where those cannot be had they are skipped with a
+# reason.
+# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect)
 # FUZZ_KEEP=DIR keeps the work directory (corpora, crash files) in DIR.
 # Exit: 0 no crash, 1 a crash (its input is printed as hex), 77 skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-20}
 shift || true
-targets=${*:-parsers connect}
+targets=${*:-parsers addr connect}
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 if [ -n "${FUZZ_KEEP:-}" ]; then
 	work=$FUZZ_KEEP
@@ -83,16 +87,38 @@ run_parsers() {
 	run_target parsers "$1" "$work/fuzz_parsers" -max_len=4096 "$work/corpus_parsers"
 }
 
-# Inside a new network namespace with only lo (up): nothing gets out.
-in_private_net() {
-	unshare -n -- sh -c 'ip link set lo up && exec "$@"' sh "$@"
+# Inside new network (only lo, up), pid, IPC and mount (a private
+# /dev/shm) namespaces: whatever a mutated address names, nothing outside
+# is reached.
+unshare_args=(-n -i -p -f -m --mount-proc)
+in_private_ns() {
+	unshare "${unshare_args[@]}" bash -c 'ip link set lo up && mount -t tmpfs tmpfs /dev/shm && exec "$@"' fuzz "$@"
+}
+
+have_private_ns() {
+	[ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null &&
+		in_private_ns true 2>/dev/null
+}
+
+run_addr() {
+	if ! have_private_ns; then
+		echo "SKIP fuzz addr: needs private network, pid, IPC and mount namespaces (root, unshare, ip)," \
+			"since mutated UCX addresses may name real hosts, processes and segments"
+		return 77
+	fi
+	clang "${cflags[@]}" tests/fuzz/fuzz_ucx_addr.c src/engine/ucx_addr.c src/core/*.c -lucp -lucs -lpthread \
+		-o "$work/fuzz_ucx_addr" || { echo "fuzz addr: build failed"; return 1; }
+	mkdir -p "$work/corpus_addr"
+	# The target writes its own worker's address as the seed at startup.
+	FUZZ_UCX_ADDR_SEEDS="$work/corpus_addr" UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none \
+		UCX_MEM_EVENTS=no run_target addr "$1" in_private_ns "$work/fuzz_ucx_addr" -max_len=4096 \
+		-timeout=20 -rss_limit_mb=4096 "$work/corpus_addr"
 }
 
 run_connect() {
-	if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v ip >/dev/null ||
-		! unshare -n -- ip link set lo up 2>/dev/null; then
-		echo "SKIP fuzz connect: needs a private network namespace (root, unshare, ip), since mutated UCX" \
-			"addresses may name real hosts"
+	if ! have_private_ns; then
+		echo "SKIP fuzz connect: needs private network, pid, IPC and mount namespaces (root, unshare, ip)," \
+			"since mutated UCX addresses may name real hosts, processes and segments"
 		return 77
 	fi
 	clang "${cflags[@]}" tests/fuzz/fuzz_connect.c src/core/*.c src/rdma/*.c src/engine/*.c \
@@ -103,7 +129,7 @@ run_connect() {
 	# libFuzzer reads the corpus. -max_len: a CM frame with the largest
 	# descriptor; the timeout is far above the per-input bounds (a few s).
 	FUZZ_CONNECT_SEED_DIR="$work/corpus_connect" run_target connect "$1" \
-		in_private_net "$work/fuzz_connect" -max_len=8500 -timeout=20 -rss_limit_mb=4096 \
+		in_private_ns "$work/fuzz_connect" -max_len=8500 -timeout=20 -rss_limit_mb=4096 \
 		"$work/corpus_connect"
 }
 
@@ -112,8 +138,7 @@ status=0 ran=0
 for t in $targets; do
 	share=$secs
 	if [ "$n" -gt 1 ]; then
-		# The live target is slower per input: it gets two thirds.
-		case $t in parsers) share=$((secs / 3)) ;; *) share=$((secs - secs / 3)) ;; esac
+		share=$((secs / n))
 	fi
 	[ "$share" -ge 1 ] || share=1
 	set +e
