@@ -158,6 +158,17 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	 * UCX_TLS leaves those transports out. */
 	if (ucx_tls_has_shm())
 		ucx_default(config, "MM_ERROR_HANDLING", "y");
+	/* Rendezvous by "put": a sender's RTS then carries no key of its
+	 * buffer. In UCX's default ("get" first) a send purged because its
+	 * peer died completes only at a later progress (UCX revokes the key
+	 * first), and a shared-memory peer that died with our FIFO to it
+	 * full leaves that purge to ucp_worker_destroy, which never
+	 * progresses: the sends are never completed ("... was not returned
+	 * to mpool ucp_requests"). Without a key the purge, wherever it
+	 * runs, completes them at once (callbacks included). Still one
+	 * copy: the sender puts (CMA, RDMA) where the receiver would have
+	 * got; without either, both schemes move the data as messages. */
+	ucx_default(config, "RNDV_SCHEME", "put_zcopy");
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

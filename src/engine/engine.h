@@ -93,6 +93,7 @@ struct engine_wr {
 	uint8_t send_pending;
 	uint8_t answered;
 	void *send_req;                 /* UCX's request while the send is in flight */
+	void *recv_req;                 /* UCX's request while a rendezvous answer is received */
 	uint64_t hdr_space[16];
 };
 

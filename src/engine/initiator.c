@@ -181,6 +181,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	req_fill(wr, r);
 	wr->send_pending = 1;
 	wr->answered = 0;
+	wr->recv_req = NULL;
 	w->outstanding++;
 
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -203,7 +204,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 		SDK_LOG_ERR("connection %u: send failed: %s", wr->conn->id, ucs_status_string(UCS_PTR_STATUS(req)));
 		req_send_done(wr, UCS_PTR_STATUS(req));
 	} else {
-		wr->send_req = req; /* a dead peer's send is cancelled (engine_fail_conn_ops) */
+		wr->send_req = req; /* given up on if its connection fails (engine_fail_conn_ops) */
 	}
 	return DOCA_SUCCESS;
 }
@@ -315,13 +316,19 @@ static void resp_store_value(struct engine_wr *wr, const struct wire_resp *r)
 	wr->result_len = sizeof(r->value);
 }
 
+/* Like req_send_cb, it names the slot: a receive given up on (its
+ * connection failed) may complete after its work request is done. */
 static void resp_rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 {
-	struct engine_wr *wr = user;
+	struct engine_slot *slot = user;
+	struct engine_wr *wr = slot->wr;
 
 	(void)length;
 	ucp_request_free(request);
-	wr_answer(wr->conn->worker, wr, st == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
+	if (wr == NULL || wr->recv_req != request)
+		return;
+	wr->recv_req = NULL;
+	wr_answer(slot->worker, wr, st == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 }
 
 ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -360,7 +367,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.recv_am = resp_rndv_done;
-		p.user_data = wr;
+		p.user_data = &w->slots[slot_index(wr->wr_id)];
 		if (wr->num_sge > 1) {
 			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
 			p.datatype = ucp_dt_make_iov();
@@ -373,6 +380,8 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 			wr_answer(w, wr, DOCA_SUCCESS);
 		else if (UCS_PTR_IS_ERR(req))
 			wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
+		else
+			wr->recv_req = req;
 		return UCS_OK;
 	}
 	sge_scatter(wr, data, length);
@@ -403,10 +412,12 @@ uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 	return bytes;
 }
 
-
-/* Fail what is in flight on a connection that is over. A send still in
- * flight (a rendezvous the dead peer will never pull) is cancelled, so
- * its work request can finish. */
+/* Fail what is in flight on a connection that is over. A send or a
+ * rendezvous receive still in flight is given up on, so its work request
+ * can finish: UCX completes the request when it purges the endpoint's
+ * requests (after the endpoint's lanes are discarded, at the latest in
+ * ucp_worker_destroy; see RNDV_SCHEME in engine.c), and the late
+ * callback only frees it. */
 void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 {
 	struct engine_worker *w = c->worker;
@@ -420,7 +431,7 @@ void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 		if (w->slots[i].wr != wr || !wr->send_pending)
 			continue;
 		if (wr->send_req != NULL)
-			ucp_request_cancel(w->ucp, wr->send_req);
+			ucp_request_cancel(w->ucp, wr->send_req); /* a no-op for sends in UCX 1.13 */
 		if (w->slots[i].wr == wr && wr->send_pending) {
 			/* UCX keeps the send (nobody will pull it): give up on
 			 * it; its late callback only frees the request. */

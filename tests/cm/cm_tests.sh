@@ -125,6 +125,10 @@ finish() {
 		if [ "${wants[$i]}" -eq 0 ] && ! grep -q '^PASS' "$dir/${names[$i]}.out"; then
 			why="${why}no PASS line from ${names[$i]}; "
 		fi
+		# UCX reports each request still held when a worker is destroyed.
+		if grep -qs 'was not returned to mpool' "$dir/${names[$i]}.out" "$dir/${names[$i]}.err"; then
+			why="${why}UCX requests of ${names[$i]} were never freed (was not returned to mpool); "
+		fi
 	done
 	dt=$(echo "$(now) $t0" | awk '{ printf "%.2f", $1 - $2 }')
 	if [ -z "$why" ]; then

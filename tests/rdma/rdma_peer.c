@@ -1988,20 +1988,30 @@ static int run_peer_kill(struct peer *p)
 	return 0;
 }
 
-/* Large writes in flight (rendezvous, many round trips each) when the
- * target dies: every one must complete, with success if it got through
- * before the death or with an error, within KILL_DETECT_S, and the
- * failure or disconnection callback must fire. No hang. */
-static int run_peer_kill_write(struct peer *p)
+/* Large writes (peer_kill_write) or reads (peer_kill_read) in flight
+ * (rendezvous, many round trips each) when the target dies: every one
+ * must complete, with success if it got through before the death or with
+ * an error, within KILL_DETECT_S, and the failure or disconnection
+ * callback must fire. No hang. */
+static int run_peer_kill_rdma(struct peer *p)
 {
+	bool rd = strcmp(p->cs->name, "peer_kill_read") == 0;
+	const char *what = rd ? "reads" : "writes";
 	double t0, t_done, deadline;
 	uint32_t k, nfail = 0;
 	char how[256];
 
-	init_region(p, seed_b(p));
+	init_region(p, rd ? JUNK_SEED : seed_b(p));
 	for (k = 0; k < p->count; k++) {
 		struct doca_buf *src, *dst;
 
+		if (rd) {
+			if (data_buf(p, p->rmmap, p->raddr + k * p->size, p->size, &src) != 0 ||
+			    room_buf(p, p->lmmap, p->region + k * p->size, p->size, &dst) != 0)
+				return -1;
+			(void)post_read(p, src, dst);
+			continue;
+		}
 		if (data_buf(p, p->lmmap, p->region + k * p->size, p->size, &src) != 0 ||
 		    room_buf(p, p->rmmap, p->raddr + k * p->size, p->size, &dst) != 0)
 			return -1;
@@ -2012,20 +2022,20 @@ static int run_peer_kill_write(struct peer *p)
 	deadline = t0 + KILL_DETECT_S;
 	while (p->ndone < p->nrecs || (p->failed == 0 && p->disconnected == 0)) {
 		if (now_s() > deadline)
-			return failf(p, "%.0f s after the target was told to die: %u of %u writes completed, failure "
+			return failf(p, "%.0f s after the target was told to die: %u of %u %s completed, failure "
 					"callback %d, disconnection callback %d",
-				     KILL_DETECT_S, p->ndone, p->nrecs, p->failed, p->disconnected);
+				     KILL_DETECT_S, p->ndone, p->nrecs, what, p->failed, p->disconnected);
 		progress_once(p, 50);
 	}
 	t_done = now_s() - t0;
 	for (k = 0; k < p->count; k++) {
 		if (p->recs[k].where != AT_COMPLETION)
-			return failf(p, "write #%u: refused at %s with %s before the peer died", k,
+			return failf(p, "%s #%u: refused at %s with %s before the peer died", rd ? "read" : "write", k,
 				     where_name(p->recs[k].where), doca_error_get_name(p->recs[k].status));
 		nfail += p->recs[k].status != DOCA_SUCCESS;
 	}
-	snprintf(how, sizeof(how), "%u of %u writes of %zu B failed, %u got through first; %s callback", nfail,
-		 p->count, p->size, p->count - nfail, p->failed ? "failure" : "disconnection");
+	snprintf(how, sizeof(how), "%u of %u %s of %zu B failed, %u got through first; %s callback", nfail,
+		 p->count, what, p->size, p->count - nfail, p->failed ? "failure" : "disconnection");
 	if (check_canaries(p) != 0)
 		return -1;
 	report_pass(p, t0, 0, "%s; all done %.1f ms after the target was told to die", how, t_done * 1e3);
@@ -2732,7 +2742,9 @@ static const struct case_def cases[] = {
 	{"recv_small", C_TWO_SIDED, PERM_LRW, ALL_RDMA, 4096, 1, run_recv_small, check_recv_small},
 	{"peer_kill", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_peer_kill,
 	 check_all_a},
-	{"peer_kill_write", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4u << 20, 16, run_peer_kill_write,
+	{"peer_kill_write", C_EXPORT | C_KILL, PERM_LRW | PERM_WR, ALL_RDMA, 4u << 20, 16, run_peer_kill_rdma,
+	 check_all_a},
+	{"peer_kill_read", C_EXPORT | C_KILL, PERM_LRW | PERM_RD, ALL_RDMA, 4u << 20, 16, run_peer_kill_rdma,
 	 check_all_a},
 	{"forged_pid_dead", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_forged_dead, check_all_a},
 	{"forged_pid_alive", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 8, run_forged_alive, check_all_b},
