@@ -348,8 +348,10 @@ static void fuzz_cm(const uint8_t *data, size_t size)
 	if (!cm_wait_server(fd))
 		die("%s", "CM mode: the server neither closed the socket nor answered");
 	close(fd);
+	/* Only a whole, well-formed request gets a connection (and the
+	 * request callback); anything else is dropped before that. */
 	if (g.requests == requests)
-		die("%s", "CM mode: no connection request for our socket (a connection slot was not given back?)");
+		return;
 	end = now_ms() + CLOSE_WAIT_MS;
 	while (!g.req_ended && now_ms() < end)
 		progress_for_ms(1);
