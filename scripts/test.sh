@@ -90,7 +90,7 @@ else
 fi
 
 echo "=== libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)"
-bash tests/fuzz/run_fuzz.sh 30
+bash tests/fuzz/run_fuzz.sh 60
 case $? in
 0) passed=$((passed + 1)) ;;
 77) skipped=$((skipped + 1)) ;;

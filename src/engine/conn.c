@@ -235,9 +235,10 @@ static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 
 /* Our endpoint to the peer at addr (untrusted bytes, proven well-formed
  * before UCX sees them). Always in UCX's peer error mode: UCX then
- * reports transport failures, and a closed endpoint really goes away
- * (in the other mode UCX keeps it, and a shared-memory peer's segment
- * mapped, until the worker is destroyed). Lock held. */
+ * reports transport failures, and a closed endpoint goes away (in the
+ * other mode UCX keeps it, and a shared-memory peer's segment mapped,
+ * until the worker is destroyed; UCX 1.13 still does that for a
+ * shared-memory peer that died with our FIFO to it full). Lock held. */
 static doca_error_t conn_ep_create(struct engine_conn *c, const uint8_t *addr, size_t addr_len)
 {
 	struct engine_worker *w = c->worker;

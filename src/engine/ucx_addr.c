@@ -50,6 +50,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "bytes.h"
 #include "log_internal.h"
 #include "ucx_addr.h"
 
@@ -184,30 +185,6 @@ static doca_error_t rd_extended(struct addr_reader *r, unsigned version, uint8_t
 	if (version == ADDR_V2 && *out == mask)
 		return rd_u8(r, field, out);
 	return DOCA_SUCCESS;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static float get_float(const uint8_t *p)
-{
-	float v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
 }
 
 /* UCX names transports by a CRC-16 (reflected CCITT, start and final

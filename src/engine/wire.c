@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "log_internal.h"
 #include "wire.h"
 
@@ -17,40 +18,6 @@ SDK_LOG_REGISTER(ENGINE::WIRE)
 
 _Static_assert(sizeof(struct wire_req) <= sizeof(((struct engine_wr *)0)->hdr_space),
 	       "request header must fit in the work request");
-
-static void put_u16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, sizeof(v));
-}
-
-static uint16_t get_u16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *out_len)
 {

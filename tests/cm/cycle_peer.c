@@ -92,17 +92,18 @@
 #define SERVER_MAX_CONNS 4u
 #define MAGIC 0xC7C1E5EDu
 
-/* AddressSanitizer's quarantine and shadow memory grow RSS and mappings
- * on their own: under it only SysV mappings and fds are judged. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+/* AddressSanitizer's quarantine and shadow memory, and ThreadSanitizer's
+ * shadow and history, grow RSS and mappings on their own: under either
+ * only SysV mappings and fds are judged. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
 #endif
 #endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -539,9 +540,9 @@ static int usage_judge(struct peer *p)
 		     (double)(b->heap_b - a->heap_b) / n);
 	note(p, "%u cycles in %.2f s (%.1f ms a cycle after the warm-up)", p->cycles, p->t_end - p->t_start,
 	     (p->t_end - p->t_warm) * 1e3 / n);
-	if (UNDER_ASAN)
-		note(p, "built with AddressSanitizer: RSS and mappings not judged (its own memory grows them)");
-	if (dmaps > 0 && !UNDER_ASAN)
+	if (UNDER_SANITIZER)
+		note(p, "built with a sanitizer: RSS and mappings not judged (its own memory grows them)");
+	if (dmaps > 0 && !UNDER_SANITIZER)
 		bad |= failf(p, "mappings grew by %ld over %.0f cycles", dmaps, n);
 	if (dsysv > 0)
 		bad |= failf(p, "SysV shared-memory mappings grew by %ld over %.0f cycles (departed peers' segments "
@@ -549,7 +550,7 @@ static int usage_judge(struct peer *p)
 			     dsysv, n);
 	if (dfds > 0)
 		bad |= failf(p, "open fds grew by %ld over %.0f cycles", dfds, n);
-	if (drss > p->rss_bound_kib && !UNDER_ASAN)
+	if (drss > p->rss_bound_kib && !UNDER_SANITIZER)
 		bad |= failf(p, "RSS grew by %ld KiB over %.0f cycles, more than the bound of %ld KiB", drss, n,
 			     p->rss_bound_kib);
 	return bad ? -1 : 0;
