@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install softdoca from build dir $1 into a staging prefix, then build and
-# run an outside program with `pkg-config --cflags --libs doca` only.
+# run an outside program with `pkg-config --cflags --libs doca` only; then
+# check the installed samples tree (check_samples_tree.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 builddir=${1:-build}
@@ -27,3 +28,9 @@ cc -std=c11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$stage/consu
 libdir=$(dirname "$(find "$root" -name 'libdoca_common.so' | head -n1)")
 LD_LIBRARY_PATH="$libdir" "$stage/consumer"
 echo "install check: ok (doca $version)"
+
+# The shipped samples tree: every sample builds in place against the
+# installed modules, and the pairs built that way run.
+rc=0
+bash tests/install/check_samples_tree.sh "$builddir" --all || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || exit "$rc"

@@ -1,90 +1,18 @@
 /*
- * doca_rdma_multi_conn_send: the sending half of the multi-connection
- * pair. One RDMA context holds -nc connections; it sends the -s string on
- * each of them.
+ * doca_rdma_multi_conn_send: the sending half of the multi-connection pair.
+ * This file is only its command line: it reads the flags (doca_argp) into
+ * struct rdma_config and runs rdma_multi_conn_send(), the sample itself, from
+ * rdma_multi_conn_send_sample.c.
  */
-#include <string.h>
-
-#include <doca_log.h>
-
-#include "sample_common.h"
-
-DOCA_LOG_REGISTER(RDMA_MULTI_CONN_SEND);
-
-struct sender {
-	uint32_t sent;
-};
-
-static doca_error_t configure(struct sample *s)
-{
-	s->num_send_tasks = s->num_conns;
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t run(struct sample *s)
-{
-	size_t len = strlen(s->cfg->send_string) + 1;
-	struct doca_buf *src = NULL;
-	doca_error_t result;
-	uint32_t i;
-
-	result = sample_prompt_enter("Wait till the receiver has submitted all its receive tasks, then press Enter");
-	if (result != DOCA_SUCCESS)
-		return result;
-	for (i = 0; i < s->num_conns; i++) {
-		memcpy(s->mem + (size_t)i * SAMPLE_MSG_LEN, s->cfg->send_string, len);
-		result = sample_local_buf(s, (size_t)i * SAMPLE_MSG_LEN, len, len, &src);
-		if (result == DOCA_SUCCESS)
-			result = sample_post_send(s, i, src);
-		if (result != DOCA_SUCCESS)
-			return result;
-		DOCA_LOG_INFO("Sending \"%s\" on connection [%u]", s->cfg->send_string, i);
-	}
-	sample_expect(s, "the receiver to take the message on each of the %u connections", s->num_conns);
-	return DOCA_SUCCESS;
-}
-
-static void on_send(struct sample *s, struct doca_rdma_task_send *task, doca_error_t status)
-{
-	struct sender *snd = s->app;
-
-	(void)task;
-	if (status != DOCA_SUCCESS) {
-		sample_task_failed(s, "send", status);
-		return;
-	}
-	if (++snd->sent < s->num_conns)
-		return;
-	if (s->num_conns == 1)
-		DOCA_LOG_INFO("The receiver took the message");
-	else
-		DOCA_LOG_INFO("The receiver took all %u messages", s->num_conns);
-	sample_finish(s, DOCA_SUCCESS);
-}
-
-static const struct sample_desc sender_desc = {
-	.me = "sender",
-	.peer = "receiver",
-	.passive = false,
-	.multi_conn = true,
-	.resource = SAMPLE_RESOURCE_NONE,
-	.mmap_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.rdma_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.cap_check = doca_rdma_cap_task_send_is_supported,
-	.cap_what = "RDMA send tasks",
-	.configure = configure,
-	.run = run,
-	.on_send = on_send,
-};
+#include "rdma_common.h"
 
 int main(int argc, char **argv)
 {
-	struct sender sender = {0};
-	struct sample_cfg cfg;
+	struct rdma_config cfg;
 	doca_error_t result;
 
-	result = sample_parse(argc, argv, SAMPLE_FLAG_SEND_STRING | SAMPLE_FLAG_NUM_CONNECTIONS, &cfg);
+	result = rdma_cmdline_parse(argc, argv, SAMPLE_FLAG_SEND_STRING | SAMPLE_FLAG_NUM_CONNECTIONS, &cfg);
 	if (result == DOCA_SUCCESS)
-		result = sample_run(&cfg, &sender_desc, &sender);
-	return sample_exit(result);
+		result = rdma_multi_conn_send(&cfg);
+	return rdma_cmdline_exit(result);
 }

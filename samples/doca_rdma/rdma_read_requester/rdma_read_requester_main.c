@@ -1,95 +1,18 @@
 /*
- * doca_rdma_read_requester: the active half of the read pair. With the
- * responder's memory descriptor it reads the string the responder holds
- * (one read task, up to 257 bytes) and prints it.
+ * doca_rdma_read_requester: the active half of the read pair. This file is
+ * only its command line: it reads the flags (doca_argp) into struct
+ * rdma_config and runs rdma_read_requester(), the sample itself, from
+ * rdma_read_requester_sample.c.
  */
-#include <doca_log.h>
-
-#include "sample_common.h"
-
-DOCA_LOG_REGISTER(RDMA_READ_REQUESTER);
-
-static void read_done(struct doca_rdma_task_read *task, union doca_data task_user_data, union doca_data ctx_user_data)
-{
-	struct sample *s = ctx_user_data.ptr;
-	struct doca_task *t = doca_rdma_task_read_as_task(task);
-	struct doca_buf *src = (struct doca_buf *)doca_rdma_task_read_get_src_buf(task);
-	struct doca_buf *dst = doca_rdma_task_read_get_dst_buf(task);
-	doca_error_t status = doca_task_get_status(t);
-	const char *text;
-
-	(void)task_user_data;
-	if (status == DOCA_SUCCESS) {
-		status = sample_buf_string(dst, "the data read from the responder", &text);
-		if (status == DOCA_SUCCESS)
-			DOCA_LOG_INFO("Read from responder: \"%s\"", text);
-		sample_finish(s, status);
-	} else {
-		sample_task_failed(s, "read", status);
-	}
-	doca_task_free(t);
-	sample_release(src, dst);
-}
-
-static doca_error_t configure(struct sample *s)
-{
-	doca_error_t result;
-
-	result = doca_rdma_task_read_set_conf(s->rdma, read_done, read_done, 1);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Cannot configure read tasks: %s", doca_error_get_descr(result));
-	return result;
-}
-
-static doca_error_t run(struct sample *s)
-{
-	struct doca_rdma_task_read *task = NULL;
-	union doca_data user_data = {.u64 = 0};
-	struct doca_buf *src = NULL, *dst = NULL;
-	doca_error_t result;
-
-	result = sample_peer_mmap(s);
-	if (result != DOCA_SUCCESS)
-		return result;
-	result = sample_peer_buf(s, SAMPLE_MSG_LEN, SAMPLE_MSG_LEN, &src);
-	if (result != DOCA_SUCCESS)
-		return result;
-	result = sample_local_buf(s, 0, SAMPLE_MSG_LEN, 0, &dst);
-	if (result != DOCA_SUCCESS) {
-		sample_release(src, NULL);
-		return result;
-	}
-	result = doca_rdma_task_read_allocate_init(s->rdma, s->conns[0], src, dst, user_data, &task);
-	if (result != DOCA_SUCCESS)
-		return sample_alloc_failed("read", result, src, dst);
-	DOCA_LOG_INFO("Reading the responder's string");
-	result = sample_submit(doca_rdma_task_read_as_task(task), "read", src, dst);
-	if (result == DOCA_SUCCESS)
-		sample_expect(s, "the read from the responder's memory to complete");
-	return result;
-}
-
-static const struct sample_desc requester = {
-	.me = "requester",
-	.peer = "responder",
-	.passive = false,
-	.resource = SAMPLE_RESOURCE_NEED,
-	.resource_name = "memory map",
-	.mmap_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.rdma_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.cap_check = doca_rdma_cap_task_read_is_supported,
-	.cap_what = "RDMA read tasks",
-	.configure = configure,
-	.run = run,
-};
+#include "rdma_common.h"
 
 int main(int argc, char **argv)
 {
-	struct sample_cfg cfg;
+	struct rdma_config cfg;
 	doca_error_t result;
 
-	result = sample_parse(argc, argv, 0, &cfg);
+	result = rdma_cmdline_parse(argc, argv, 0, &cfg);
 	if (result == DOCA_SUCCESS)
-		result = sample_run(&cfg, &requester, NULL);
-	return sample_exit(result);
+		result = rdma_read_requester(&cfg);
+	return rdma_cmdline_exit(result);
 }

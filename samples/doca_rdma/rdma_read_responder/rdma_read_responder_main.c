@@ -1,52 +1,18 @@
 /*
- * doca_rdma_read_responder: the passive half of the read pair. It puts the
- * -r string in its memory, exports that memory with read permission, and
- * stays out of the way while doca_rdma_read_requester reads it: the read
- * needs nothing from this side's CPU.
+ * doca_rdma_read_responder: the passive half of the read pair. This file is
+ * only its command line: it reads the flags (doca_argp) into struct
+ * rdma_config and runs rdma_read_responder(), the sample itself, from
+ * rdma_read_responder_sample.c.
  */
-#include <string.h>
-
-#include <doca_log.h>
-
-#include "sample_common.h"
-
-DOCA_LOG_REGISTER(RDMA_READ_RESPONDER);
-
-static doca_error_t configure(struct sample *s)
-{
-	memcpy(s->mem, s->cfg->read_string, strlen(s->cfg->read_string) + 1);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t run(struct sample *s)
-{
-	doca_error_t result;
-
-	DOCA_LOG_INFO("The requester may now read \"%s\"", s->cfg->read_string);
-	result = sample_prompt_enter("Wait till the requester has finished reading, then press Enter");
-	sample_finish(s, result);
-	return result;
-}
-
-static const struct sample_desc responder = {
-	.me = "responder",
-	.peer = "requester",
-	.passive = true,
-	.resource = SAMPLE_RESOURCE_OFFER,
-	.resource_name = "memory map",
-	.mmap_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ,
-	.rdma_permissions = DOCA_ACCESS_FLAG_RDMA_READ,
-	.configure = configure,
-	.run = run,
-};
+#include "rdma_common.h"
 
 int main(int argc, char **argv)
 {
-	struct sample_cfg cfg;
+	struct rdma_config cfg;
 	doca_error_t result;
 
-	result = sample_parse(argc, argv, SAMPLE_FLAG_READ_STRING, &cfg);
+	result = rdma_cmdline_parse(argc, argv, SAMPLE_FLAG_READ_STRING, &cfg);
 	if (result == DOCA_SUCCESS)
-		result = sample_run(&cfg, &responder, NULL);
-	return sample_exit(result);
+		result = rdma_read_responder(&cfg);
+	return rdma_cmdline_exit(result);
 }

@@ -1,97 +1,18 @@
 /*
- * doca_rdma_write_requester: the active half of the write pair. With the
- * responder's memory descriptor it writes the -w string (and its NUL) to
- * the start of the responder's memory in one write task.
+ * doca_rdma_write_requester: the active half of the write pair. This file is
+ * only its command line: it reads the flags (doca_argp) into struct
+ * rdma_config and runs rdma_write_requester(), the sample itself, from
+ * rdma_write_requester_sample.c.
  */
-#include <string.h>
-
-#include <doca_log.h>
-
-#include "sample_common.h"
-
-DOCA_LOG_REGISTER(RDMA_WRITE_REQUESTER);
-
-static void write_done(struct doca_rdma_task_write *task, union doca_data task_user_data,
-		       union doca_data ctx_user_data)
-{
-	struct sample *s = ctx_user_data.ptr;
-	struct doca_task *t = doca_rdma_task_write_as_task(task);
-	struct doca_buf *src = (struct doca_buf *)doca_rdma_task_write_get_src_buf(task);
-	struct doca_buf *dst = doca_rdma_task_write_get_dst_buf(task);
-	doca_error_t status = doca_task_get_status(t);
-
-	(void)task_user_data;
-	doca_task_free(t);
-	sample_release(src, dst);
-	if (status != DOCA_SUCCESS) {
-		sample_task_failed(s, "write", status);
-		return;
-	}
-	DOCA_LOG_INFO("Wrote \"%s\" to the responder", s->cfg->write_string);
-	sample_finish(s, DOCA_SUCCESS);
-}
-
-static doca_error_t configure(struct sample *s)
-{
-	doca_error_t result;
-
-	result = doca_rdma_task_write_set_conf(s->rdma, write_done, write_done, 1);
-	if (result != DOCA_SUCCESS)
-		DOCA_LOG_ERR("Cannot configure write tasks: %s", doca_error_get_descr(result));
-	return result;
-}
-
-static doca_error_t run(struct sample *s)
-{
-	size_t len = strlen(s->cfg->write_string) + 1;
-	struct doca_rdma_task_write *task = NULL;
-	union doca_data user_data = {.u64 = 0};
-	struct doca_buf *src = NULL, *dst = NULL;
-	doca_error_t result;
-
-	result = sample_peer_mmap(s);
-	if (result != DOCA_SUCCESS)
-		return result;
-	memcpy(s->mem, s->cfg->write_string, len);
-	result = sample_local_buf(s, 0, len, len, &src);
-	if (result != DOCA_SUCCESS)
-		return result;
-	result = sample_peer_buf(s, len, 0, &dst);
-	if (result != DOCA_SUCCESS) {
-		sample_release(src, NULL);
-		return result;
-	}
-	result = doca_rdma_task_write_allocate_init(s->rdma, s->conns[0], src, dst, user_data, &task);
-	if (result != DOCA_SUCCESS)
-		return sample_alloc_failed("write", result, src, dst);
-	DOCA_LOG_INFO("Writing \"%s\" to the responder", s->cfg->write_string);
-	result = sample_submit(doca_rdma_task_write_as_task(task), "write", src, dst);
-	if (result == DOCA_SUCCESS)
-		sample_expect(s, "the write to the responder's memory to complete");
-	return result;
-}
-
-static const struct sample_desc requester = {
-	.me = "requester",
-	.peer = "responder",
-	.passive = false,
-	.resource = SAMPLE_RESOURCE_NEED,
-	.resource_name = "memory map",
-	.mmap_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.rdma_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
-	.cap_check = doca_rdma_cap_task_write_is_supported,
-	.cap_what = "RDMA write tasks",
-	.configure = configure,
-	.run = run,
-};
+#include "rdma_common.h"
 
 int main(int argc, char **argv)
 {
-	struct sample_cfg cfg;
+	struct rdma_config cfg;
 	doca_error_t result;
 
-	result = sample_parse(argc, argv, SAMPLE_FLAG_WRITE_STRING, &cfg);
+	result = rdma_cmdline_parse(argc, argv, SAMPLE_FLAG_WRITE_STRING, &cfg);
 	if (result == DOCA_SUCCESS)
-		result = sample_run(&cfg, &requester, NULL);
-	return sample_exit(result);
+		result = rdma_write_requester(&cfg);
+	return rdma_cmdline_exit(result);
 }

@@ -1,51 +1,18 @@
 /*
- * doca_rdma_write_responder: the passive half of the write pair. It exports
- * its (zeroed) memory with write permission and, once told the requester
- * is done, prints the string the requester wrote there.
+ * doca_rdma_write_responder: the passive half of the write pair. This file is
+ * only its command line: it reads the flags (doca_argp) into struct
+ * rdma_config and runs rdma_write_responder(), the sample itself, from
+ * rdma_write_responder_sample.c.
  */
-#include <doca_log.h>
-
-#include "sample_common.h"
-
-DOCA_LOG_REGISTER(RDMA_WRITE_RESPONDER);
-
-static doca_error_t run(struct sample *s)
-{
-	const char *text;
-	doca_error_t result;
-
-	result = sample_prompt_enter("Wait till the requester has finished writing, then press Enter");
-	if (result == DOCA_SUCCESS) {
-		text = sample_peer_written_cstr(s->mem, SAMPLE_MSG_LEN);
-		if (text == NULL) {
-			DOCA_LOG_ERR("The first %d bytes of memory hold no NUL-terminated string", SAMPLE_MSG_LEN);
-			result = DOCA_ERROR_INVALID_VALUE;
-		} else {
-			DOCA_LOG_INFO("Requester has written: \"%s\"", text);
-		}
-	}
-	sample_finish(s, result);
-	return result;
-}
-
-static const struct sample_desc responder = {
-	.me = "responder",
-	.peer = "requester",
-	.passive = true,
-	.resource = SAMPLE_RESOURCE_OFFER,
-	.resource_name = "memory map",
-	.mmap_permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE,
-	.rdma_permissions = DOCA_ACCESS_FLAG_RDMA_WRITE,
-	.run = run,
-};
+#include "rdma_common.h"
 
 int main(int argc, char **argv)
 {
-	struct sample_cfg cfg;
+	struct rdma_config cfg;
 	doca_error_t result;
 
-	result = sample_parse(argc, argv, 0, &cfg);
+	result = rdma_cmdline_parse(argc, argv, 0, &cfg);
 	if (result == DOCA_SUCCESS)
-		result = sample_run(&cfg, &responder, NULL);
-	return sample_exit(result);
+		result = rdma_write_responder(&cfg);
+	return rdma_cmdline_exit(result);
 }

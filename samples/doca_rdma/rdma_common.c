@@ -1,7 +1,8 @@
 /*
- * softdoca RDMA samples — shared part: command line, device, objects,
- * connection set-up (descriptor files or RDMA CM), bounded progress,
- * teardown. See sample_common.h for the order of events.
+ * softdoca RDMA samples, the part every RDMA sample shares: its command
+ * line, device, objects, connection set-up (descriptor files or RDMA CM),
+ * bounded progress and teardown. See rdma_common.h for the order of
+ * events; what is not RDMA's is in ../../common.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include <doca_argp.h>
 #include <doca_log.h>
 
-#include "sample_common.h"
+#include "rdma_common.h"
 
 DOCA_LOG_REGISTER(RDMA_SAMPLE::COMMON);
 
@@ -26,7 +27,6 @@ DOCA_LOG_REGISTER(RDMA_SAMPLE::COMMON);
 enum { TAG_PROGRAM = 0, TAG_HANDOVER = 1 };
 
 #define INVENTORY_SIZE 64
-#define DESC_FILE_MAX (64 * 1024) /* a descriptor file larger than this is not one */
 #define STOP_TIMEOUT_SEC 10	  /* start/stop of the context: the library's own work */
 #define POLL_SLICE_MS 10	  /* longest sleep between two progress calls */
 #define PEER_GONE_GRACE_SEC 2	  /* completions may trail a closed connection */
@@ -36,28 +36,16 @@ static bool argp_ready;
 /* ------------------------------------------------------------------ */
 /* Command line                                                       */
 
-static doca_error_t copy_arg(char *dst, size_t size, const char *value, const char *flag)
-{
-	size_t len = strnlen(value, size);
-
-	if (len == size) {
-		DOCA_LOG_ERR("%s: the value is too long (at most %zu characters)", flag, size - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	memcpy(dst, value, len + 1);
-	return DOCA_SUCCESS;
-}
-
 static doca_error_t flag_device(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
-	return copy_arg(cfg->device, sizeof(cfg->device), param, "-d/--device");
+	return sample_copy_arg(cfg->device, sizeof(cfg->device), param, "-d/--device");
 }
 
 static doca_error_t flag_gid_index(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 	int value = *(int *)param;
 
 	if (value < 0) {
@@ -94,12 +82,12 @@ static doca_error_t copy_path_arg(char *dst, size_t size, const char *value, con
 			     flag, value, flag, value, value[len - 1] == '/' ? "" : "/", path_base(default_path));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return copy_arg(dst, size, value, flag);
+	return sample_copy_arg(dst, size, value, flag);
 }
 
 static doca_error_t flag_local_desc(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
 	return copy_path_arg(cfg->local_desc_path, sizeof(cfg->local_desc_path), param, "-ld",
 			     SAMPLE_DEFAULT_LOCAL_DESC_PATH);
@@ -107,7 +95,7 @@ static doca_error_t flag_local_desc(void *param, void *config)
 
 static doca_error_t flag_remote_desc(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
 	return copy_path_arg(cfg->remote_desc_path, sizeof(cfg->remote_desc_path), param, "-re",
 			     SAMPLE_DEFAULT_REMOTE_DESC_PATH);
@@ -115,7 +103,7 @@ static doca_error_t flag_remote_desc(void *param, void *config)
 
 static doca_error_t flag_resource_desc(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
 	return copy_path_arg(cfg->resource_desc_path, sizeof(cfg->resource_desc_path), param, "-m",
 			     SAMPLE_DEFAULT_RESOURCE_DESC_PATH);
@@ -123,7 +111,7 @@ static doca_error_t flag_resource_desc(void *param, void *config)
 
 static doca_error_t flag_transport(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 	const char *value = param;
 
 	if (strcasecmp(value, "RC") == 0) {
@@ -139,7 +127,7 @@ static doca_error_t flag_transport(void *param, void *config)
 
 static doca_error_t flag_use_cm(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
 	cfg->use_cm = *(bool *)param;
 	return DOCA_SUCCESS;
@@ -147,7 +135,7 @@ static doca_error_t flag_use_cm(void *param, void *config)
 
 static doca_error_t flag_listen_port(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 	int value = *(int *)param;
 
 	if (value < 1 || value > 65535) {
@@ -160,14 +148,14 @@ static doca_error_t flag_listen_port(void *param, void *config)
 
 static doca_error_t flag_server_addr(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
-	return copy_arg(cfg->server_addr, sizeof(cfg->server_addr), param, "-sa/--server-addr");
+	return sample_copy_arg(cfg->server_addr, sizeof(cfg->server_addr), param, "-sa/--server-addr");
 }
 
 static doca_error_t flag_server_addr_type(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 	const char *value = param;
 
 	if (strcasecmp(value, "ipv4") == 0 || strcasecmp(value, "ip4") == 0) {
@@ -185,28 +173,28 @@ static doca_error_t flag_server_addr_type(void *param, void *config)
 
 static doca_error_t flag_send_string(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
-	return copy_arg(cfg->send_string, sizeof(cfg->send_string), param, "-s/--send-string");
+	return sample_copy_arg(cfg->send_string, sizeof(cfg->send_string), param, "-s/--send-string");
 }
 
 static doca_error_t flag_read_string(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
-	return copy_arg(cfg->read_string, sizeof(cfg->read_string), param, "-r/--read-string");
+	return sample_copy_arg(cfg->read_string, sizeof(cfg->read_string), param, "-r/--read-string");
 }
 
 static doca_error_t flag_write_string(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 
-	return copy_arg(cfg->write_string, sizeof(cfg->write_string), param, "-w/--write-string");
+	return sample_copy_arg(cfg->write_string, sizeof(cfg->write_string), param, "-w/--write-string");
 }
 
 static doca_error_t flag_num_connections(void *param, void *config)
 {
-	struct sample_cfg *cfg = config;
+	struct rdma_config *cfg = config;
 	int value = *(int *)param;
 
 	if (value < 1 || value > SAMPLE_MAX_CONNECTIONS) {
@@ -295,12 +283,8 @@ static doca_error_t register_flag(const struct flag *f)
 	return result;
 }
 
-doca_error_t sample_parse(int argc, char **argv, unsigned int extra, struct sample_cfg *cfg)
+void rdma_config_set_defaults(struct rdma_config *cfg)
 {
-	struct doca_log_backend *sdk_log;
-	doca_error_t result;
-	size_t i;
-
 	memset(cfg, 0, sizeof(*cfg));
 	strcpy(cfg->local_desc_path, SAMPLE_DEFAULT_LOCAL_DESC_PATH);
 	strcpy(cfg->remote_desc_path, SAMPLE_DEFAULT_REMOTE_DESC_PATH);
@@ -312,20 +296,22 @@ doca_error_t sample_parse(int argc, char **argv, unsigned int extra, struct samp
 	cfg->cm_port = SAMPLE_DEFAULT_CM_PORT;
 	cfg->server_addr_type = DOCA_RDMA_ADDR_TYPE_IPv4;
 	cfg->num_connections = 1;
+}
 
-	/* Program messages on stdout/stderr; the library's warnings and errors on stderr. */
-	result = doca_log_backend_create_standard();
-	if (result != DOCA_SUCCESS) {
-		fprintf(stderr, "Cannot set up logging: %s\n", doca_error_get_descr(result));
+size_t rdma_config_size(void)
+{
+	return sizeof(struct rdma_config);
+}
+
+doca_error_t rdma_cmdline_parse(int argc, char **argv, unsigned int extra, struct rdma_config *cfg)
+{
+	doca_error_t result;
+	size_t i;
+
+	rdma_config_set_defaults(cfg);
+	result = sample_log_init();
+	if (result != DOCA_SUCCESS)
 		return result;
-	}
-	result = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
-	if (result == DOCA_SUCCESS)
-		result = doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Cannot set up the library's log: %s", doca_error_get_descr(result));
-		return result;
-	}
 	DOCA_LOG_INFO("Starting the sample");
 
 	result = doca_argp_init(NULL, cfg);
@@ -347,35 +333,17 @@ doca_error_t sample_parse(int argc, char **argv, unsigned int extra, struct samp
 	return result;
 }
 
-int sample_exit(doca_error_t result)
+int rdma_cmdline_exit(doca_error_t result)
 {
 	if (argp_ready) {
 		doca_argp_destroy();
 		argp_ready = false;
 	}
-	if (result == DOCA_SUCCESS) {
-		DOCA_LOG_INFO("Sample finished successfully");
-		return EXIT_SUCCESS;
-	}
-	DOCA_LOG_INFO("Sample finished with errors");
-	return EXIT_FAILURE;
+	return sample_report(result);
 }
 
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                      */
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-const char *sample_cstr(const void *p, size_t max)
-{
-	return memchr(p, '\0', max) != NULL ? p : NULL;
-}
 
 const char *sample_peer_written_cstr(const void *p, size_t max)
 {
@@ -431,28 +399,6 @@ void sample_expect(struct sample *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->waiting_for, sizeof(s->waiting_for), fmt, ap);
 	va_end(ap);
-}
-
-doca_error_t sample_prompt_enter(const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-	int c;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	DOCA_LOG_INFO("%s", text);
-
-	do {
-		c = getchar();
-	} while (c != EOF && c != '\n' && c != '\r');
-	if (c == EOF) {
-		DOCA_LOG_ERR("Standard input ended while waiting for Enter: run the sample in a terminal, "
-			     "or give it one line of input per prompt");
-		return DOCA_ERROR_IO_FAILED;
-	}
-	return DOCA_SUCCESS;
 }
 
 uint32_t sample_conn_index(const struct sample *s, const struct doca_rdma_connection *conn)
@@ -516,7 +462,7 @@ static bool peers_gone(const struct sample *s)
 
 static doca_error_t wait_for(struct sample *s, bool (*pred)(struct sample *s, void *arg), void *arg, int timeout_sec)
 {
-	double deadline = now_sec() + timeout_sec;
+	double deadline = sample_now_sec() + timeout_sec;
 	double gone_since = 0;
 
 	for (;;) {
@@ -524,14 +470,14 @@ static doca_error_t wait_for(struct sample *s, bool (*pred)(struct sample *s, vo
 			return DOCA_SUCCESS;
 		if (s->done && s->result != DOCA_SUCCESS && !s->stopping)
 			return s->result;
-		if (now_sec() >= deadline)
+		if (sample_now_sec() >= deadline)
 			return DOCA_ERROR_TIME_OUT;
 		/* All peers left while this side still waits: allow what they
 		 * did before leaving to complete, then give up. */
 		if (!s->stopping && !s->done && peers_gone(s)) {
 			if (gone_since == 0) {
-				gone_since = now_sec();
-			} else if (now_sec() - gone_since >= PEER_GONE_GRACE_SEC) {
+				gone_since = sample_now_sec();
+			} else if (sample_now_sec() - gone_since >= PEER_GONE_GRACE_SEC) {
 				DOCA_LOG_ERR("Every connection is closed, but this side still waits for %s: the %s left "
 					     "too early", s->waiting_for[0] != '\0' ? s->waiting_for : "its peer",
 					     s->desc->peer);
@@ -598,215 +544,24 @@ static void remember(char list[][SAMPLE_FILE_MAX], uint32_t *count, uint32_t max
 		snprintf(list[(*count)++], SAMPLE_FILE_MAX, "%s", path);
 }
 
-static doca_error_t write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return DOCA_ERROR_IO_FAILED;
-		p += n;
-		len -= (size_t)n;
-	}
-	return DOCA_SUCCESS;
-}
-
-/* The directory a path's file lives in: "." for a bare name. */
-static void path_dir(const char *path, char *out, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		snprintf(out, size, ".");
-	else if (slash == path)
-		snprintf(out, size, "/");
-	else
-		snprintf(out, size, "%.*s", (int)(slash - path), path);
-}
-
-/* Why a file cannot be made at path, which does not exist (lstat said
- * so with err): a missing or unusable directory on the way. False if
- * nothing is wrong with the way there. */
-static bool path_explain_missing(const char *path, int err, const char *verb, const char *what)
-{
-	char dir[SAMPLE_FILE_MAX];
-	struct stat st;
-
-	path_dir(path, dir, sizeof(dir));
-	if (err == ENOTDIR) {
-		DOCA_LOG_ERR("Cannot %s %s %s %s: a part of that path is a file, not a directory", verb, what,
-			     strcmp(verb, "write") == 0 ? "to" : "from", path);
-		return true;
-	}
-	if (err == EACCES) {
-		DOCA_LOG_ERR("Cannot %s %s %s %s: this user may not enter a directory on the way (check the "
-			     "permissions of %s and above)", verb, what, strcmp(verb, "write") == 0 ? "to" : "from",
-			     path, dir);
-		return true;
-	}
-	if (err != ENOENT)
-		return false;
-	if (stat(dir, &st) != 0 && strcmp(verb, "write") == 0) {
-		DOCA_LOG_ERR("Cannot write %s to %s: the directory %s does not exist; create it (mkdir -p %s) or "
-			     "give a path in an existing directory", what, path, dir, dir);
-		return true;
-	}
-	if (stat(dir, &st) != 0) {
-		DOCA_LOG_ERR("Cannot read %s from %s: the directory %s does not exist (a typing mistake in the "
-			     "path?)", what, path, dir);
-		return true;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		DOCA_LOG_ERR("Cannot %s %s %s %s: %s is not a directory", verb, what,
-			     strcmp(verb, "write") == 0 ? "to" : "from", path, dir);
-		return true;
-	}
-	if (strcmp(verb, "write") == 0 && access(dir, W_OK | X_OK) != 0) {
-		DOCA_LOG_ERR("Cannot write %s to %s: this user may not create files in %s (%s)", what, path, dir,
-			     strerror(errno));
-		return true;
-	}
-	return false;
-}
-
-/* Can a new file be written at path? Says what is in the way if not. */
-static doca_error_t path_check_new(const char *path, const char *what)
-{
-	struct stat st;
-
-	if (lstat(path, &st) != 0)
-		return path_explain_missing(path, errno, "write", what) ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS;
-	if (S_ISDIR(st.st_mode)) {
-		DOCA_LOG_ERR("Cannot write %s to %s: that is a directory. Give the path of a file (it need not "
-			     "exist yet), for example %s/%s", what, path, path, "descriptor.txt");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (S_ISREG(st.st_mode)) {
-		DOCA_LOG_ERR("Cannot write %s to %s: the file already exists. It is left over from an earlier run, or "
-			     "another program on this host uses the same path: delete it, or choose another path",
-			     what, path);
-		return DOCA_ERROR_ALREADY_EXIST;
-	}
-	DOCA_LOG_ERR("Cannot write %s to %s: something that is not a regular file is there (%s): choose another "
-		     "path", what, path, S_ISLNK(st.st_mode) ? "a symbolic link" : "a FIFO, socket or device");
-	return DOCA_ERROR_ALREADY_EXIST;
-}
-
-/*
- * Write a descriptor file so that it appears whole or not at all (written
- * under a temporary name, then linked in place), and never over an
- * existing file: a leftover or another program's file is reported.
- */
+/* A descriptor file, written whole; remembered so that the run deletes it. */
 static doca_error_t file_write(struct sample *s, const char *path, const void *data, size_t len, const char *what)
 {
-	char tmp[SAMPLE_FILE_MAX + 8];
-	doca_error_t result = DOCA_SUCCESS;
-	int fd;
+	doca_error_t result = sample_file_write(path, data, len, what);
 
-	result = path_check_new(path, what);
-	if (result != DOCA_SUCCESS)
-		return result;
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		DOCA_LOG_ERR("Cannot create %s (for %s): %s", path, what, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if (fchmod(fd, 0644) != 0 || write_all(fd, data, len) != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Cannot write %s to %s: %s", what, path, strerror(errno));
-		result = DOCA_ERROR_IO_FAILED;
-	}
-	if (close(fd) != 0 && result == DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Cannot write %s to %s: %s", what, path, strerror(errno));
-		result = DOCA_ERROR_IO_FAILED;
-	}
-	if (result == DOCA_SUCCESS && link(tmp, path) != 0) {
-		if (errno == EEXIST) {
-			DOCA_LOG_ERR("Cannot write %s to %s: the file appeared meanwhile (another program writes the "
-				     "same path?)", what, path);
-			result = DOCA_ERROR_ALREADY_EXIST;
-		} else if (rename(tmp, path) != 0) { /* file systems without hard links */
-			DOCA_LOG_ERR("Cannot write %s to %s: %s", what, path, strerror(errno));
-			result = DOCA_ERROR_IO_FAILED;
-		}
-	}
-	(void)unlink(tmp);
 	if (result == DOCA_SUCCESS)
 		remember(s->written, &s->num_written, sizeof(s->written) / sizeof(s->written[0]), path);
 	return result;
 }
 
-/* Read a whole descriptor file; errors name the file and what is wrong. */
+/* The peer's descriptor file; remembered so that a good run deletes it. */
 static doca_error_t file_read(struct sample *s, const char *path, const char *what, void **data_out, size_t *len_out)
 {
-	doca_error_t result = DOCA_SUCCESS;
-	struct stat st;
-	size_t got = 0;
-	char *data = NULL;
-	int fd;
+	doca_error_t result = sample_file_read(path, what, s->desc->peer, data_out, len_out);
 
-	/* Non-blocking: opening a FIFO given by mistake must not hang. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-
-		if (path_explain_missing(path, err, "read", what))
-			return DOCA_ERROR_IO_FAILED;
-		if (err == EACCES) {
-			DOCA_LOG_ERR("Cannot read %s from %s: this user may not read that file (check its owner and "
-				     "mode: ls -l %s)", what, path, path);
-			return DOCA_ERROR_IO_FAILED;
-		}
-		DOCA_LOG_ERR("Cannot read %s from %s: %s", what, path, strerror(err));
-		if (err == ENOENT)
-			DOCA_LOG_ERR("The %s writes that file when it starts: copy it here (to %s) before pressing "
-				     "Enter", s->desc->peer, path);
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		DOCA_LOG_ERR("Cannot read %s from %s: that is a directory. Give the path of the file the %s wrote, "
-			     "for example %s/%s", what, path, s->desc->peer, path, "descriptor.txt");
-		result = DOCA_ERROR_IO_FAILED;
-	} else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		DOCA_LOG_ERR("Cannot read %s from %s: not a regular file", what, path);
-		result = DOCA_ERROR_IO_FAILED;
-	} else if (st.st_size == 0) {
-		DOCA_LOG_ERR("%s is empty, where %s was expected: the copy from the %s did not complete, or it is "
-			     "the wrong file", path, what, s->desc->peer);
-		result = DOCA_ERROR_INVALID_VALUE;
-	} else if (st.st_size > DESC_FILE_MAX) {
-		DOCA_LOG_ERR("%s is %lld bytes, far larger than %s: is it the right file?", path,
-			     (long long)st.st_size, what);
-		result = DOCA_ERROR_INVALID_VALUE;
-	} else if ((data = malloc((size_t)st.st_size)) == NULL) {
-		DOCA_LOG_ERR("Out of memory reading %s", path);
-		result = DOCA_ERROR_NO_MEMORY;
-	}
-	while (result == DOCA_SUCCESS && got < (size_t)st.st_size) {
-		ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			DOCA_LOG_ERR("Cannot read %s from %s: %s", what, path, n < 0 ? strerror(errno) : "it shrank");
-			result = DOCA_ERROR_IO_FAILED;
-		} else {
-			got += (size_t)n;
-		}
-	}
-	close(fd);
-	if (result != DOCA_SUCCESS) {
-		free(data);
-		return result;
-	}
-	remember(s->read, &s->num_read, sizeof(s->read) / sizeof(s->read[0]), path);
-	*data_out = data;
-	*len_out = got;
-	return DOCA_SUCCESS;
+	if (result == DOCA_SUCCESS)
+		remember(s->read, &s->num_read, sizeof(s->read) / sizeof(s->read[0]), path);
+	return result;
 }
 
 /* At exit: the files this run wrote; the peer's copies only after a good run. */
@@ -822,73 +577,6 @@ static void delete_files(struct sample *s, bool good_run)
 		if (unlink(s->read[i]) != 0 && errno != ENOENT)
 			DOCA_LOG_WARN("Cannot delete %s: %s", s->read[i], strerror(errno));
 	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Device                                                             */
-
-static void list_devices(struct doca_devinfo **list, uint32_t n)
-{
-	char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE];
-	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	uint32_t i;
-
-	if (n == 0) {
-		DOCA_LOG_ERR("No DOCA devices were found on this machine");
-		return;
-	}
-	DOCA_LOG_ERR("Available devices (-d takes the ibdev name or the interface name):");
-	for (i = 0; i < n; i++) {
-		if (doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev)) != DOCA_SUCCESS)
-			strcpy(ibdev, "?");
-		if (doca_devinfo_get_iface_name(list[i], iface, sizeof(iface)) != DOCA_SUCCESS)
-			strcpy(iface, "-");
-		DOCA_LOG_ERR("    %-20s interface %s", ibdev, iface);
-	}
-}
-
-static doca_error_t open_device(struct sample *s)
-{
-	const char *name = s->cfg->device;
-	char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE];
-	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	struct doca_devinfo **list = NULL;
-	struct doca_devinfo *found = NULL;
-	doca_error_t result;
-	uint32_t n = 0, i;
-	int pass;
-
-	result = doca_devinfo_create_list(&list, &n);
-	if (result != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Cannot list the DOCA devices: %s", doca_error_get_descr(result));
-		return result;
-	}
-	/* An ibdev name wins over an interface of the same name. */
-	for (pass = 0; pass < 2 && found == NULL; pass++) {
-		for (i = 0; i < n && found == NULL; i++) {
-			if (pass == 0 && doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev)) == DOCA_SUCCESS &&
-			    strcmp(ibdev, name) == 0)
-				found = list[i];
-			if (pass == 1 && doca_devinfo_get_iface_name(list[i], iface, sizeof(iface)) == DOCA_SUCCESS &&
-			    strcmp(iface, name) == 0)
-				found = list[i];
-		}
-	}
-	if (found == NULL) {
-		DOCA_LOG_ERR("No DOCA device is named \"%s\"", name);
-		list_devices(list, n);
-		result = DOCA_ERROR_NOT_FOUND;
-	} else if (s->desc->cap_check != NULL && s->desc->cap_check(found) != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Device %s cannot run %s (doca_caps -d %s lists what it can do)", name,
-			     s->desc->cap_what, name);
-		result = DOCA_ERROR_NOT_SUPPORTED;
-	} else {
-		result = doca_dev_open(found, &s->dev);
-		if (result != DOCA_SUCCESS)
-			DOCA_LOG_ERR("Cannot open device %s: %s", name, doca_error_get_descr(result));
-	}
-	doca_devinfo_destroy_list(list);
-	return result;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1255,10 +943,67 @@ static void cm_disconnected(struct doca_rdma_connection *conn, union doca_data c
 /* ------------------------------------------------------------------ */
 /* Set-up and teardown                                                */
 
+/* One string field of the configuration ends inside its array. */
+static doca_error_t check_string(const char *field, size_t size, const char *name)
+{
+	if (memchr(field, '\0', size) != NULL)
+		return DOCA_SUCCESS;
+	DOCA_LOG_ERR("The configuration's %s is not a string ending within its %zu bytes", name, size);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+/*
+ * What the command-line callbacks check, checked again: a caller in
+ * another language fills struct rdma_config itself.
+ */
+static doca_error_t check_fields(const struct rdma_config *cfg)
+{
+#define FIELD(f) {cfg->f, sizeof(cfg->f), #f}
+	const struct {
+		const char *text;
+		size_t size;
+		const char *name;
+	} strings[] = {FIELD(device), FIELD(local_desc_path), FIELD(remote_desc_path), FIELD(resource_desc_path),
+		       FIELD(server_addr), FIELD(send_string), FIELD(read_string), FIELD(write_string)};
+#undef FIELD
+	doca_error_t result;
+	size_t i;
+
+	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		result = check_string(strings[i].text, strings[i].size, strings[i].name);
+		if (result != DOCA_SUCCESS)
+			return result;
+	}
+	if (cfg->transport != DOCA_RDMA_TRANSPORT_TYPE_RC && cfg->transport != DOCA_RDMA_TRANSPORT_TYPE_DC) {
+		DOCA_LOG_ERR("The configuration's transport (%d) is neither RC nor DC", (int)cfg->transport);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (cfg->server_addr_type != DOCA_RDMA_ADDR_TYPE_IPv4 && cfg->server_addr_type != DOCA_RDMA_ADDR_TYPE_IPv6 &&
+	    cfg->server_addr_type != DOCA_RDMA_ADDR_TYPE_GID) {
+		DOCA_LOG_ERR("The configuration's server_addr_type (%d) is not ipv4, ipv6 or gid",
+			     (int)cfg->server_addr_type);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (cfg->num_connections < 1 || cfg->num_connections > SAMPLE_MAX_CONNECTIONS) {
+		DOCA_LOG_ERR("The configuration's num_connections (%u) is out of range (1..%d)", cfg->num_connections,
+			     SAMPLE_MAX_CONNECTIONS);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (cfg->use_cm && cfg->cm_port == 0) {
+		DOCA_LOG_ERR("The configuration's cm_port is 0; RDMA CM needs a TCP port number (1..65535)");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t check_config(struct sample *s)
 {
-	const struct sample_cfg *cfg = s->cfg;
+	const struct rdma_config *cfg = s->cfg;
+	doca_error_t result;
 
+	result = check_fields(cfg);
+	if (result != DOCA_SUCCESS)
+		return result;
 	s->is_client = cfg->use_cm && cfg->server_addr[0] != '\0';
 	s->num_conns = s->is_client ? 1 : cfg->num_connections;
 	if (cfg->transport == DOCA_RDMA_TRANSPORT_TYPE_DC && (cfg->use_cm || cfg->num_connections > 1)) {
@@ -1305,7 +1050,7 @@ static doca_error_t make_memory(struct sample *s)
 /* The PE and the RDMA context with the command line's properties. */
 static doca_error_t make_context(struct sample *s)
 {
-	const struct sample_cfg *cfg = s->cfg;
+	const struct rdma_config *cfg = s->cfg;
 	union doca_data ctx_user_data = {.ptr = s};
 	doca_error_t result;
 
@@ -1421,7 +1166,7 @@ static doca_error_t setup(struct sample *s)
 {
 	doca_error_t result;
 
-	result = open_device(s);
+	result = sample_open_device(s->cfg->device, s->desc->cap_check, s->desc->cap_what, &s->dev);
 	if (result == DOCA_SUCCESS)
 		result = make_memory(s);
 	if (result == DOCA_SUCCESS)
@@ -1552,7 +1297,7 @@ static void conn_file(char *out, size_t size, const char *base, const struct sam
 
 static doca_error_t connect_with_files(struct sample *s)
 {
-	const struct sample_cfg *cfg = s->cfg;
+	const struct rdma_config *cfg = s->cfg;
 	const struct sample_desc *d = s->desc;
 	bool dc = cfg->transport == DOCA_RDMA_TRANSPORT_TYPE_DC;
 	bool write_own = !(dc && !d->passive); /* the DC initiator needs no descriptor of its own */
@@ -1666,7 +1411,7 @@ static void cm_not_supported(const char *call, doca_error_t result)
 
 static doca_error_t connect_with_cm(struct sample *s)
 {
-	const struct sample_cfg *cfg = s->cfg;
+	const struct rdma_config *cfg = s->cfg;
 	union doca_data conn_user_data = {.u64 = 0};
 	doca_error_t result;
 
@@ -1772,11 +1517,15 @@ static doca_error_t hand_over_with_cm(struct sample *s)
 /* ------------------------------------------------------------------ */
 /* The run                                                            */
 
-doca_error_t sample_run(const struct sample_cfg *cfg, const struct sample_desc *desc, void *app)
+doca_error_t sample_run(const struct rdma_config *cfg, const struct sample_desc *desc, void *app)
 {
 	struct sample s;
 	doca_error_t result, r;
 
+	if (cfg == NULL || desc == NULL) {
+		DOCA_LOG_ERR("The sample was called without a configuration");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
 	s.desc = desc;

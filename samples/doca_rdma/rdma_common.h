@@ -1,7 +1,16 @@
 /*
- * softdoca RDMA samples — the part every sample program shares.
+ * softdoca RDMA samples: the part every RDMA sample shares, and the entry
+ * function of each sample.
  *
- * A program describes itself once (struct sample_desc: its role, what it
+ * Each sample directory holds <name>_main.c, which reads the command line
+ * into struct rdma_config (rdma_cmdline_parse) and calls the sample's entry
+ * function, doca_error_t <name>(struct rdma_config *cfg), in <name>_sample.c.
+ * An entry function takes plain C data, returns what went wrong and never
+ * exits the process, so a program in another language can fill the
+ * configuration (rdma_config_set_defaults first) and call it; such a
+ * caller sets up logging with sample_log_init() (../../common.h).
+ *
+ * A sample describes itself once (struct sample_desc: its role, what it
  * gives to or needs from its peer, the permissions it grants, the tasks it
  * configures) and calls sample_run(). The shared code then does what every
  * DOCA RDMA sample does, in this order:
@@ -22,8 +31,8 @@
  * two seconds later. Waits for the user (Enter) are not bounded, but a
  * closed standard input is reported instead of spinning.
  */
-#ifndef SAMPLE_COMMON_H_
-#define SAMPLE_COMMON_H_
+#ifndef RDMA_COMMON_H_
+#define RDMA_COMMON_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,6 +47,8 @@
 #include <doca_pe.h>
 #include <doca_rdma.h>
 #include <doca_sync_event.h>
+
+#include "common.h"
 
 #define SAMPLE_DEFAULT_STRING "Hi DOCA RDMA!"
 #define SAMPLE_DEFAULT_LOCAL_DESC_PATH "/tmp/local_connection_desc_path.txt"
@@ -71,8 +82,8 @@ enum sample_flag {
 	SAMPLE_FLAG_NUM_CONNECTIONS = 1u << 3, /* -nc/--num-connections */
 };
 
-/* The command line. */
-struct sample_cfg {
+/* What a sample is told: the command line, or a caller's settings. */
+struct rdma_config {
 	char device[DOCA_DEVINFO_IFACE_NAME_SIZE];	 /* -d: ibdev or interface name */
 	bool gid_index_set;				 /* -g given */
 	uint32_t gid_index;				 /* -g */
@@ -129,7 +140,7 @@ struct sample_desc {
 
 /* One run of a program. Programs read these fields; the shared code owns them. */
 struct sample {
-	const struct sample_cfg *cfg;
+	const struct rdma_config *cfg;
 	const struct sample_desc *desc;
 	void *app; /* the program's own state */
 
@@ -184,19 +195,45 @@ struct sample {
 	uint32_t num_read;
 };
 
+/* The defaults: the values a sample has when no flag is given (the device is empty). */
+void rdma_config_set_defaults(struct rdma_config *cfg);
+
+/* sizeof(struct rdma_config), for a caller in another language to check
+ * its copy of the layout against. */
+size_t rdma_config_size(void);
+
 /*
- * Command line: set up logging as DOCA's samples do, register the shared
- * flags plus the `extra` ones (enum sample_flag) with doca_argp and parse.
- * Call sample_exit() whatever this returns.
+ * Command line: set up logging as DOCA's samples do (sample_log_init),
+ * fill cfg with the defaults, register the shared flags plus the `extra`
+ * ones (enum sample_flag) with doca_argp and parse. Call
+ * rdma_cmdline_exit() whatever this returns.
  */
-doca_error_t sample_parse(int argc, char **argv, unsigned int extra, struct sample_cfg *cfg);
+doca_error_t rdma_cmdline_parse(int argc, char **argv, unsigned int extra, struct rdma_config *cfg);
 
-/* Everything between parsing and exit; the program's result. */
-doca_error_t sample_run(const struct sample_cfg *cfg, const struct sample_desc *desc, void *app);
+/* Release doca_argp, log how the sample finished (sample_report) and
+ * return the process exit status. */
+int rdma_cmdline_exit(doca_error_t result);
 
-/* Print "Sample finished successfully" or "Sample finished with errors",
- * release argp, and return the process exit status. */
-int sample_exit(doca_error_t result);
+/* The entry functions, one per sample directory (<name>/<name>_sample.c). */
+doca_error_t rdma_send(struct rdma_config *cfg);
+doca_error_t rdma_receive(struct rdma_config *cfg);
+doca_error_t rdma_send_immediate(struct rdma_config *cfg);
+doca_error_t rdma_receive_immediate(struct rdma_config *cfg);
+doca_error_t rdma_read_requester(struct rdma_config *cfg);
+doca_error_t rdma_read_responder(struct rdma_config *cfg);
+doca_error_t rdma_write_requester(struct rdma_config *cfg);
+doca_error_t rdma_write_responder(struct rdma_config *cfg);
+doca_error_t rdma_write_immediate_requester(struct rdma_config *cfg);
+doca_error_t rdma_write_immediate_responder(struct rdma_config *cfg);
+doca_error_t rdma_sync_event_requester(struct rdma_config *cfg);
+doca_error_t rdma_sync_event_responder(struct rdma_config *cfg);
+doca_error_t rdma_multi_conn_send(struct rdma_config *cfg);
+doca_error_t rdma_multi_conn_receive(struct rdma_config *cfg);
+doca_error_t rdma_atomic_requester(struct rdma_config *cfg);
+doca_error_t rdma_atomic_responder(struct rdma_config *cfg);
+
+/* Everything a sample does, from its configuration to its result. */
+doca_error_t sample_run(const struct rdma_config *cfg, const struct sample_desc *desc, void *app);
 
 /* The program's work is over; the first outcome stands and the main loop stops. */
 void sample_finish(struct sample *s, doca_error_t result);
@@ -207,9 +244,6 @@ void sample_task_failed(struct sample *s, const char *what, doca_error_t status)
 
 /* Describe what the next bounded wait is for (used in the timeout message). */
 void sample_expect(struct sample *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Print a prompt and wait for Enter on standard input. */
-doca_error_t sample_prompt_enter(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Progress the PE until pred() holds, a task failed, or the peer timeout. */
 doca_error_t sample_wait_until(struct sample *s, bool (*pred)(struct sample *s, void *arg), void *arg);
@@ -240,9 +274,6 @@ doca_error_t sample_submit(struct doca_task *task, const char *what, struct doca
 /* Index of a connection in s->conns, or s->num_conns when unknown. */
 uint32_t sample_conn_index(const struct sample *s, const struct doca_rdma_connection *conn);
 
-/* The first `max` bytes at p as a printable C string, or NULL when no NUL. */
-const char *sample_cstr(const void *p, size_t max);
-
 /* Memory the peer filled with RDMA writes or atomics and then said, out
  * of band (the user pressed Enter), that it is done with: read it only
  * through these. The ordering runs through the peer process, which
@@ -255,4 +286,4 @@ uint64_t sample_peer_written_u64(const void *p);
  * message") and returns an error when it is not NUL-terminated. */
 doca_error_t sample_buf_string(const struct doca_buf *buf, const char *whose, const char **text);
 
-#endif /* SAMPLE_COMMON_H_ */
+#endif /* RDMA_COMMON_H_ */
