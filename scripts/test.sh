@@ -89,6 +89,14 @@ else
 	failed=$((failed + 1))
 fi
 
+echo "=== Go and Python shims over the shipped samples, against the C samples (examples/)"
+bash tests/examples/run_examples.sh build
+case $? in
+0) passed=$((passed + 1)) ;;
+77) skipped=$((skipped + 1)) ;;
+*) failed=$((failed + 1)) ;;
+esac
+
 echo "=== libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)"
 bash tests/fuzz/run_fuzz.sh 60
 case $? in

@@ -1,0 +1,3 @@
+module softdoca.example/rdma_send_go
+
+go 1.19
