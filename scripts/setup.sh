@@ -13,7 +13,7 @@ packages=(
 # Wanted but not needed: clang's libFuzzer runtime (the fuzz phase skips
 # without it; its package name differs across releases), and Go for the
 # examples/go shim (tests/examples/run_examples.sh skips without it).
-optional=(libclang-rt-dev golang-go)
+optional=(libclang-rt-dev golang-go python3)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
