@@ -11,8 +11,9 @@ packages=(
 )
 
 # Wanted but not needed: clang's libFuzzer runtime (the fuzz phase skips
-# without it; its package name differs across releases).
-optional=(libclang-rt-dev)
+# without it; its package name differs across releases), and debootstrap
+# for the fresh-root package test (it skips without it).
+optional=(libclang-rt-dev debootstrap)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 

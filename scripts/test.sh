@@ -89,6 +89,29 @@ else
 	failed=$((failed + 1))
 fi
 
+# The Debian package, then the installs into the system itself: run once,
+# serially (nothing else runs meanwhile), each removing what it installed.
+pkg_phase() {
+	echo "=== $1"
+	shift
+	bash tests/install/check_package.sh "$@"
+	case $? in
+	0) passed=$((passed + 1)) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+}
+pkg_phase "Debian package: build it, check its files and Depends" files
+pkg_phase "Debian package installed for real: DOCA's first-run path, then dpkg -r" install
+pkg_phase "plain meson install as root into /usr/local: programs run without ldconfig by hand" plain
+echo "=== a fresh Debian 12 root (debootstrap): apt-get install ./softdoca_*.deb, DOCA's first run, dpkg -r"
+bash tests/install/fresh_root.sh
+case $? in
+0) passed=$((passed + 1)) ;;
+77) skipped=$((skipped + 1)) ;;
+*) failed=$((failed + 1)) ;;
+esac
+
 echo "=== libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)"
 bash tests/fuzz/run_fuzz.sh 30
 case $? in
