@@ -11,9 +11,11 @@ packages=(
 )
 
 # Wanted but not needed: clang's libFuzzer runtime (the fuzz phase skips
-# without it; its package name differs across releases), and Go for the
-# examples/go shim (tests/examples/run_examples.sh skips without it).
-optional=(libclang-rt-dev golang-go python3)
+# without it; its package name differs across releases), Go and Python
+# for the examples/ shims (tests/examples/run_examples.sh skips without
+# them), and debootstrap for the fresh-root package test (it skips
+# without it).
+optional=(libclang-rt-dev golang-go python3 debootstrap)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 

@@ -82,28 +82,32 @@ tsan_phase() {
 
 tsan_phase
 
-echo "=== install and build an outside program with pkg-config"
-if bash tests/install/check_install.sh build; then
-	passed=$((passed + 1))
-else
-	failed=$((failed + 1))
-fi
+# One script, one counted result: exit 0 passed, 77 skipped, else failed.
+counted() {
+	echo "=== $1"
+	shift
+	"$@"
+	case $? in
+	0) passed=$((passed + 1)) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+}
 
-echo "=== Go and Python shims over the shipped samples, against the C samples (examples/)"
-bash tests/examples/run_examples.sh build
-case $? in
-0) passed=$((passed + 1)) ;;
-77) skipped=$((skipped + 1)) ;;
-*) failed=$((failed + 1)) ;;
-esac
-
-echo "=== libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)"
-bash tests/fuzz/run_fuzz.sh 60
-case $? in
-0) passed=$((passed + 1)) ;;
-77) skipped=$((skipped + 1)) ;;
-*) failed=$((failed + 1)) ;;
-esac
+counted "install and build an outside program with pkg-config" bash tests/install/check_install.sh build
+counted "Go and Python shims over the shipped samples, against the C samples (examples/)" \
+	bash tests/examples/run_examples.sh build
+# The Debian package, then the installs into the system itself: run once,
+# serially (nothing else runs meanwhile), each removing what it installed.
+counted "Debian package: build it, check its files and Depends" bash tests/install/check_package.sh files
+counted "Debian package installed for real: DOCA's first-run path, then dpkg -r" \
+	bash tests/install/check_package.sh install
+counted "plain meson install as root into /usr/local: programs run without ldconfig by hand" \
+	bash tests/install/check_package.sh plain
+counted "a fresh Debian 12 root (debootstrap): apt-get install ./softdoca_*.deb, DOCA's first run, dpkg -r" \
+	bash tests/install/fresh_root.sh
+counted "libFuzzer on the parsers of untrusted bytes, and on a live context (descriptors, RDMA CM frames)" \
+	bash tests/fuzz/run_fuzz.sh 60
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -6,6 +6,10 @@
  *   doca_caps --list-devs      one line per device
  *   doca_caps --version        softdoca release and DOCA API level
  *
+ * The GID table of each device shows, per GID, its index (what the
+ * samples' -g takes), the GID, its type and the interface, as sysfs does
+ * for a real RDMA port.
+ *
  * A device's report is a list of rows, each a name and a function that
  * renders its value; the capability rows live in one table so that other
  * layers' capabilities (RDMA tasks, connection methods) are added as rows.
@@ -309,15 +313,28 @@ static int gid_text(const struct doca_devinfo *devinfo, uint32_t i, char *gid_ou
 	return 0;
 }
 
+/* What sysfs gid_attrs/types/<i> would say for GID i. A soft device's GIDs
+ * are its interface's IP addresses (IPv4 ones IPv4-mapped), which is what a
+ * RoCE v2 GID is. */
+static const char *gid_type(const struct doca_devinfo *devinfo)
+{
+	return softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_SOFT ? "RoCE v2" : "unknown";
+}
+
+/* One row per GID, the facts a user reads from /sys/class/infiniband/<dev>/
+ * ports/1/gids/<i>, gid_attrs/types/<i> and gid_attrs/ndevs/<i> on a real
+ * host to pick -g. */
 static void print_gid_table(const struct doca_devinfo *devinfo)
 {
 	char gid[INET6_ADDRSTRLEN];
 	char addr[INET6_ADDRSTRLEN];
 
-	printf("  GID table:\n    %-6s %-40s %s\n", "index", "gid", "address");
+	printf("  GID table (port 1; the index is what -g takes):\n");
+	printf("    %-6s %-40s %-8s %-16s %s\n", "index", "gid", "type", "interface", "address");
 	for (uint32_t i = 0; i < softdoca_devinfo_gid_count(devinfo); i++)
 		if (gid_text(devinfo, i, gid, addr) == 0)
-			printf("    %-6u %-40s %s\n", i, gid, addr);
+			printf("    %-6u %-40s %-8s %-16s %s\n", i, gid, gid_type(devinfo), softdoca_devinfo_iface(devinfo),
+			       addr);
 }
 
 static void print_device(const struct doca_devinfo *devinfo)

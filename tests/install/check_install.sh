@@ -27,6 +27,11 @@ cc -std=c11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$stage/consu
 	$(pkg-config --cflags --libs doca)
 libdir=$(dirname "$(find "$root" -name 'libdoca_common.so' | head -n1)")
 LD_LIBRARY_PATH="$libdir" "$stage/consumer"
+# The installed doca_caps shows, per GID, index, GID, type and interface.
+caps=$(find "$root" -name doca_caps -type f | head -n1)
+out=$(LD_LIBRARY_PATH="$libdir" "$caps" -d soft_lo)
+grep -qE '^ +0 +::ffff:127\.0\.0\.1 +RoCE v2 +lo +127\.0\.0\.1$' <<<"$out" ||
+	{ echo "doca_caps -d soft_lo: no 'index gid type interface address' row for GID 0: $out"; exit 1; }
 echo "install check: ok (doca $version)"
 
 # The shipped samples tree: every sample builds in place against the
