@@ -37,11 +37,15 @@ if command -v dpkg-buildflags >/dev/null; then
 fi
 
 rm -rf "$bdir" "$work"
-meson setup "$bdir" --werror --buildtype=release -Dtests=false -Dldconfig=false \
-	--prefix="$prefix" --libdir="lib/$triplet" --includedir=include --bindir=tools >/dev/null
-ninja -C "$bdir" >/dev/null
+mkdir -p build
+log=build/package.log
+# Quiet unless a step fails: then its output says why.
+quiet() { "$@" >"$log" 2>&1 || die "$* failed:$(printf '\n'; tail -n 30 "$log")"; }
+quiet meson setup "$bdir" --werror --buildtype=release -Dtests=false -Dldconfig=false \
+	--prefix="$prefix" --libdir="lib/$triplet" --includedir=include --bindir=tools
+quiet ninja -C "$bdir"
 umask 022
-DESTDIR='' meson install -C "$bdir" --destdir "$PWD/$root" --quiet >/dev/null
+quiet env DESTDIR='' meson install -C "$bdir" --destdir "$PWD/$root" --quiet
 [ -f "$root$libdir/pkgconfig/doca.pc" ] || die "meson install put no doca.pc in $libdir/pkgconfig"
 
 # Strip as Debian's dh_strip does: no debug symbols, no .comment/.note.
@@ -111,5 +115,5 @@ chmod 0644 "$root/DEBIAN/triggers"
 	>"$root/DEBIAN/md5sums"
 chmod 0644 "$root/DEBIAN/md5sums" "$root/DEBIAN/control"
 
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
+quiet dpkg-deb --root-owner-group -Zxz --build "$root" "$deb"
 echo "$deb"

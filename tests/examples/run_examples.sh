@@ -35,11 +35,11 @@ stage=$(mktemp -d)
 
 # --- The install, and the shipped samples built from it.
 meson install -C "$builddir" --destdir "$stage/root" >/dev/null
-tree=$(find "$stage/root" -type d -path '*/samples/doca_rdma' | head -n1)
+tree=$(find "$stage/root" -type d -path '*/samples/doca_rdma' -print -quit)
 [ -n "$tree" ] || fail "no samples/doca_rdma in the install of $builddir"
 samples=$(dirname "$tree")
-pcdir=$(dirname "$(find "$stage/root" -name doca-rdma.pc | head -n1)")
-libdir=$(dirname "$(find "$stage/root" -name 'libdoca_rdma.so' | head -n1)")
+pcdir=$(dirname "$(find "$stage/root" -name doca-rdma.pc -print -quit)")
+libdir=$(dirname "$(find "$stage/root" -name 'libdoca_rdma.so' -print -quit)")
 export PKG_CONFIG_PATH="$pcdir"
 export PKG_CONFIG_LIBDIR="$pcdir"           # nothing from the system's pkg-config dirs
 export PKG_CONFIG_SYSROOT_DIR="$stage/root" # the .pc files name the final prefix

@@ -12,7 +12,7 @@ meson install -C "$builddir" --destdir "$stage" >/dev/null
 prefix=$(meson introspect "$builddir" --buildoptions | python3 -c \
 	'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 root="$stage$prefix"
-pcdir=$(dirname "$(find "$root" -name doca.pc | head -n1)")
+pcdir=$(dirname "$(find "$root" -name doca.pc -print -quit)")
 export PKG_CONFIG_PATH="$pcdir"
 # The .pc files name the final prefix; point them at the staging copy.
 export PKG_CONFIG_SYSROOT_DIR="$stage"
@@ -25,10 +25,10 @@ done
 
 cc -std=c11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$stage/consumer" tests/install/consumer.c \
 	$(pkg-config --cflags --libs doca)
-libdir=$(dirname "$(find "$root" -name 'libdoca_common.so' | head -n1)")
+libdir=$(dirname "$(find "$root" -name 'libdoca_common.so' -print -quit)")
 LD_LIBRARY_PATH="$libdir" "$stage/consumer"
 # The installed doca_caps shows, per GID, index, GID, type and interface.
-caps=$(find "$root" -name doca_caps -type f | head -n1)
+caps=$(find "$root" -name doca_caps -type f -print -quit)
 out=$(LD_LIBRARY_PATH="$libdir" "$caps" -d soft_lo)
 grep -qE '^ +0 +::ffff:127\.0\.0\.1 +RoCE v2 +lo +127\.0\.0\.1$' <<<"$out" ||
 	{ echo "doca_caps -d soft_lo: no 'index gid type interface address' row for GID 0: $out"; exit 1; }

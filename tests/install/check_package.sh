@@ -18,6 +18,8 @@
 # `apt-get install ./softdoca_*.deb` does (tests/install/fresh_root.sh runs
 # the install mode so in a fresh Debian 12 root).
 set -euo pipefail
+# A command that fails under set -e says so, instead of a silent exit.
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 cd "$(dirname "$0")/../.."
 repo=$PWD
 mode=${1:-files}
@@ -127,7 +129,7 @@ check_files() {
 		awk '$1 == "NEEDED" {print $2}' | sort -u)
 	for soname in $needed; do
 		case $soname in libdoca_*) continue ;; esac
-		lib=$(ldconfig -p | awk -v s="$soname" '$1 == s {print $NF; exit}')
+		lib=$(ldconfig -p | awk -v s="$soname" '$1 == s && !n++ {print $NF}')
 		[ -n "$lib" ] || fail "no $soname on this machine to check Depends against"
 		owner=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null ||
 			dpkg -S "${lib#/usr}" 2>/dev/null) || fail "no package owns $lib"

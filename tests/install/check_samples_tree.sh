@@ -35,7 +35,7 @@ meson install -C "$builddir" --destdir "$stage/root" >/dev/null
 prefix=$(meson introspect "$builddir" --buildoptions | python3 -c \
 	'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
 root="$stage/root$prefix"
-tree=$(find "$root" -type d -path '*/samples/doca_rdma' | head -n1)
+tree=$(find "$root" -type d -path '*/samples/doca_rdma' -print -quit)
 [ -n "$tree" ] || fail "no samples/doca_rdma under $root"
 samples=$(dirname "$tree")
 
@@ -62,8 +62,8 @@ version_file="$tree/rdma_send/../../../VERSION"
 [ "$(cat "$version_file")" = "$(cat VERSION)" ] || fail "installed VERSION says '$(cat "$version_file")', the repository's '$(cat VERSION)'"
 
 # --- Build in place against the installed modules only.
-pcdir=$(dirname "$(find "$root" -name doca-rdma.pc | head -n1)")
-libdir=$(dirname "$(find "$root" -name 'libdoca_rdma.so' | head -n1)")
+pcdir=$(dirname "$(find "$root" -name doca-rdma.pc -print -quit)")
+libdir=$(dirname "$(find "$root" -name 'libdoca_rdma.so' -print -quit)")
 export PKG_CONFIG_PATH="$pcdir"
 export PKG_CONFIG_LIBDIR="$pcdir" # nothing from the system's pkg-config dirs
 export PKG_CONFIG_SYSROOT_DIR="$stage/root" # the .pc files name the final prefix
