@@ -4,16 +4,31 @@
 # first-run steps verbatim and `dpkg -r softdoca`, by running
 # check_package.sh's install mode there on the package scripts/package.sh
 # builds (or SOFTDOCA_DEB, a path under the repository). Needs root,
-# debootstrap and Debian's mirror (about 50 s here); skips, exit 77, when
+# debootstrap and the Debian mirror this machine's apt uses (about 50 s
+# here); skips, exit 77, when
 # one is missing or the base system cannot be downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 suite=${SUITE:-bookworm}
-mirror=${MIRROR:-http://deb.debian.org/debian}
+# The Debian mirror this machine's own apt uses (deb822 .sources or
+# sources.list), unless MIRROR names one.
+apt_mirror() {
+	local f m
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		m=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' "$f")
+		[ -n "$m" ] && { echo "$m"; return 0; }
+	done
+	[ -f /etc/apt/sources.list ] &&
+		awk '$1 == "deb" && $2 !~ /security/ { print ($2 ~ /^\[/ ? $3 : $2); exit }' /etc/apt/sources.list
+	return 0
+}
+mirror=${MIRROR:-$(apt_mirror)}
 root=$PWD/build/fresh-$suite
 
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (debootstrap, chroot)"; exit 77; }
 command -v debootstrap >/dev/null || { echo "SKIP: no debootstrap (apt-get install debootstrap)"; exit 77; }
+[ -n "$mirror" ] || { echo "SKIP: no Debian mirror in this machine's apt sources (set MIRROR)"; exit 77; }
 
 deb=${SOFTDOCA_DEB:-$(bash scripts/package.sh | tail -n1)}
 umount_all() {
