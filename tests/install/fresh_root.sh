@@ -5,8 +5,8 @@
 # check_package.sh's install mode there on the package scripts/package.sh
 # builds (or SOFTDOCA_DEB, a path under the repository). Needs root,
 # debootstrap and the Debian mirror this machine's apt uses (about 50 s
-# here); skips, exit 77, when
-# one is missing or the base system cannot be downloaded.
+# here); skips, exit 77, when one is missing or the base system cannot be
+# downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 suite=${SUITE:-bookworm}
