@@ -165,7 +165,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	if (addr == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf address is NULL");
 	if (!inventory->started)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is not started; start it before taking bufs");
+		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started; start it before taking bufs");
 	/* Written so that nothing can overflow. */
 	if (d < a || data_len > len || d - a > len - data_len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "data window [%p, +%zu) is outside the buf region [%p, +%zu)", data,

@@ -855,7 +855,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len)
 {
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is not started; start it before taking bufs");
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it before taking bufs");
 	/* Written so that nothing can overflow. */
 	if (addr < mmap->addr || len > mmap->len || addr - mmap->addr > mmap->len - len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buffer [0x%lx, +%zu) is outside the mmap range [0x%lx, +%zu)",

@@ -143,17 +143,17 @@ static void test_get_needs_started(void **state)
 	assert_ok(doca_buf_inventory_create(2, &inv));
 	assert_ok(doca_mmap_start(mmap));
 	/* Inventory not started. */
-	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_BAD_STATE);
 	assert_ok(doca_buf_inventory_start(inv));
 	assert_ok(doca_mmap_stop(mmap));
 	/* Mmap not started. */
-	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_BAD_STATE);
 	assert_ok(doca_mmap_start(mmap));
 	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf));
 
 	/* A stopped inventory gives nothing; bufs out stay usable. */
 	assert_ok(doca_buf_inventory_stop(inv));
-	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, mmap, mem, 8, &buf), DOCA_ERROR_BAD_STATE);
 	assert_ok(doca_buf_set_data(buf, mem + 2, 4));
 	assert_ok(doca_buf_dec_refcount(buf, NULL));
 	assert_int_equal(free_elems(inv), 2);

@@ -595,7 +595,7 @@ static void test_remote_bufs(void **state)
 	assert_ok(doca_mmap_stop(remote));
 	/* A stopped remote mmap gives no more bufs. */
 	assert_fails(doca_buf_inventory_buf_get_by_addr(inv, remote, (void *)0x7f0000000100ull, 64, &buf),
-		     DOCA_ERROR_INVALID_VALUE);
+		     DOCA_ERROR_BAD_STATE);
 	assert_ok(doca_mmap_destroy(remote));
 	assert_ok(doca_buf_inventory_destroy(inv));
 	assert_ok(doca_mmap_destroy(local));
