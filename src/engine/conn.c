@@ -157,7 +157,12 @@ static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 	(void)ep;
 	if (c->state == CONN_CLOSED)
 		return;
-	SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its operations", c->id, ucs_status_string(st));
+	/* A peer that leaves while we stop ourselves is no surprise. */
+	if (c->worker->stopping)
+		SDK_LOG_DBG("connection %u: peer unreachable while stopping (%s)", c->id, ucs_status_string(st));
+	else
+		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its operations", c->id,
+			    ucs_status_string(st));
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
 }
 

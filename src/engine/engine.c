@@ -698,6 +698,7 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 void engine_worker_flush(struct engine_worker *w)
 {
 	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
 	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
 	engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
 	pthread_mutex_unlock(&w->lock);

@@ -168,6 +168,7 @@ struct engine_worker {
 	struct engine_wr *recv_head;        /* posted receives, oldest first */
 	struct engine_wr *recv_tail;
 	uint32_t outstanding;               /* posted, done() not yet called */
+	bool stopping;                      /* the context is stopping: a peer leaving is expected */
 	/* Counters the service thread reads without the lock to pick its
 	 * sleep (written under the lock). */
 	atomic_uint parked;                 /* target ops waiting with a deadline */

@@ -147,7 +147,10 @@ static bool suspect_check(struct engine_conn *c, uint64_t now)
 	}
 	if (now < c->suspect_ns)
 		return false;
-	SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
+	if (c->worker->stopping)
+		SDK_LOG_DBG("connection %u: the peer process exited while stopping", c->id);
+	else
+		SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
 	return true;
 }
@@ -172,10 +175,11 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 	quiet = now - c->last_heard_ns;
 	/* (A peer busy moving data gets longer: its answers wait behind it.) */
 	if (quiet >= t->timeout_ns && quiet >= t->timeout_ns + bulk_allowance_ns(c)) {
-		SDK_LOG_ERR("connection %u: no word from the peer for %llu ms (%s=%llu): it is gone or unreachable; "
-			    "failing the connection",
-			    c->id, (unsigned long long)(quiet / 1000000ULL), TIMEOUT_ENV,
-			    (unsigned long long)(t->timeout_ns / 1000000ULL));
+		SDK_LOG(c->worker->stopping ? DOCA_LOG_LEVEL_DEBUG : DOCA_LOG_LEVEL_ERROR,
+			"connection %u: no word from the peer for %llu ms (%s=%llu): it is gone or unreachable; "
+			"failing the connection",
+			c->id, (unsigned long long)(quiet / 1000000ULL), TIMEOUT_ENV,
+			(unsigned long long)(t->timeout_ns / 1000000ULL));
 		engine_conn_fail(c, ENGINE_CONN_FAILED);
 		return;
 	}
