@@ -30,7 +30,11 @@
  *    repeat the device/interface sizes of one of our own entries. A
  *    transport we lack never reaches UCX transport code (the checksum is
  *    compared first): structure is enough for it.
- *  - an address with our own worker's uuid is exactly our address.
+ *  - an address with our own worker's uuid is exactly our address; one
+ *    with another uuid names none of our worker's own interfaces (self,
+ *    tcp, sysv, posix: the same device and interface address), which
+ *    UCX would connect to as to a stranger and then keep until the worker
+ *    is destroyed (a hostile peer's way to make us leak sockets).
  * Not accepted on purpose: AM-only addresses, endpoint addresses, empty
  * transport lists (a worker address never has them) and UCX's unified
  * mode (its addresses omit interface lengths, so nothing bounds them: our
@@ -578,6 +582,32 @@ static doca_error_t check_content(const struct addr_reader *r, const struct addr
 	return DOCA_SUCCESS;
 }
 
+/* Does an entry of the peer's name one of our own worker's interfaces
+ * (the same transport, device and interface address)? Only transports
+ * whose interface address is one worker's own (a port, a segment, an id)
+ * count; cma's is the process, shared by every worker in it. */
+static const struct addr_entry *own_iface_named(const struct addr_parsed *a, const struct addr_parsed *own)
+{
+	const uint16_t per_worker[] = {tl_csum("self"), tl_csum("tcp"), tl_csum("sysv"), tl_csum("posix")};
+
+	for (unsigned i = 0; i < a->num_entries; i++) {
+		const struct addr_entry *e = &a->e[i];
+		bool counts = false;
+
+		for (size_t k = 0; k < sizeof(per_worker) / sizeof(per_worker[0]); k++)
+			counts |= e->csum == per_worker[k];
+		for (unsigned j = 0; counts && j < own->num_entries; j++) {
+			const struct addr_entry *o = &own->e[j];
+
+			if (o->csum == e->csum && o->dev_len == e->dev_len && o->iface_len == e->iface_len &&
+			    (e->dev_len == 0 || memcmp(o->dev, e->dev, e->dev_len) == 0) &&
+			    (e->iface_len == 0 || memcmp(o->iface, e->iface, e->iface_len) == 0))
+				return e;
+		}
+	}
+	return NULL;
+}
+
 static bool version_known(uint32_t v)
 {
 	return v == UCX_ADDR_UCX_VERSION(1, 12) || v == UCX_ADDR_UCX_VERSION(1, 13) || v == UCX_ADDR_UCX_VERSION(1, 16);
@@ -603,6 +633,7 @@ doca_error_t ucx_addr_check(const void *addr, size_t len, const void *local, siz
 {
 	struct addr_reader r = {.buf = addr, .len = len, .who = "peer"};
 	struct addr_parsed own, peer;
+	const struct addr_entry *e;
 	doca_error_t st;
 
 	if (!version_known(ucx_version)) {
@@ -623,8 +654,18 @@ doca_error_t ucx_addr_check(const void *addr, size_t len, const void *local, siz
 	if (st != DOCA_SUCCESS)
 		return st;
 	/* UCX connects an address with our uuid to ourselves. */
-	if (peer.has_uuid && own.has_uuid && peer.uuid == own.uuid &&
-	    (len != local_len || memcmp(addr, local, len) != 0))
-		return addr_fail(&r, peer.version == ADDR_V1 ? 1 : 2, "claims our own worker's uuid but is not our address");
+	if (peer.has_uuid && own.has_uuid && peer.uuid == own.uuid) {
+		if (len != local_len || memcmp(addr, local, len) != 0)
+			return addr_fail(&r, peer.version == ADDR_V1 ? 1 : 2,
+					 "claims our own worker's uuid but is not our address");
+		return DOCA_SUCCESS;
+	}
+	/* Our own interfaces under another identity: UCX would connect to
+	 * itself as to a stranger, and keep the endpoint it accepts for that
+	 * stranger (and its sockets) until the worker is destroyed. */
+	e = own_iface_named(&peer, &own);
+	if (e != NULL)
+		return addr_fail(&r, e->off, "transport 0x%04x names this worker's own interface under another worker's identity",
+				 e->csum);
 	return DOCA_SUCCESS;
 }

@@ -68,6 +68,9 @@ run_target() {
 	set -e
 	tail -n 12 "$work/$name.log"
 	if [ "$rc" -ne 0 ]; then
+		# What the target and the sanitizer said (the tail above may
+		# show only libFuzzer's dictionary).
+		grep -E '^(fuzz_[a-z_]+:|==[0-9]+==ERROR|SUMMARY)|^ +#[0-9]+ 0x' "$work/$name.log" | head -n 40 || true
 		echo "fuzz $name: CRASH after $(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')s (exit $rc)"
 		report_crash "$name"
 		return 1

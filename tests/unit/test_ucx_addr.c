@@ -183,6 +183,25 @@ static void test_trailing_byte_fails(void **state)
 	assert_rejected(check_v1(buf, v1.len[1] + 1), DOCA_ERROR_INVALID_VALUE);
 }
 
+/* Our own interfaces under another worker's identity (the uuid, after
+ * the one-byte v1 header, changed): UCX would connect to itself as to a
+ * stranger and keep that endpoint's sockets, so it is refused. The same
+ * for the other worker of the context, whose interfaces are its own. */
+static void test_own_interfaces_other_uuid_fail(void **state)
+{
+	uint8_t buf[4096];
+
+	(void)state;
+	assert_true(v1.len[0] < sizeof(buf) && v1.len[1] < sizeof(buf));
+	memcpy(buf, v1.addr[0], v1.len[0]);
+	buf[1] ^= 0x5a;
+	assert_rejected(check_v1(buf, v1.len[0]), DOCA_ERROR_INVALID_VALUE);
+	memcpy(buf, v1.addr[1], v1.len[1]);
+	buf[1] ^= 0x5a;
+	assert_accepted(check_v1(buf, v1.len[1]));
+	assert_rejected(ucx_addr_check(buf, v1.len[1], v1.addr[1], v1.len[1], ucx_version), DOCA_ERROR_INVALID_VALUE);
+}
+
 /* The reported UCX abort: bits 1-3 of the first byte are the version. */
 static void test_version_bit_flips_fail(void **state)
 {
@@ -547,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_other_worker_passes),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_trailing_byte_fails),
+		cmocka_unit_test(test_own_interfaces_other_uuid_fail),
 		cmocka_unit_test(test_version_bit_flips_fail),
 		cmocka_unit_test(test_garbage_fails),
 		cmocka_unit_test(test_unknown_setups_refused),
