@@ -181,6 +181,47 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	return DOCA_SUCCESS;
 }
 
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf, void *addr, size_t len, void *data,
+						  size_t data_len)
+{
+	uintptr_t a = (uintptr_t)addr;
+	uintptr_t d = (uintptr_t)data;
+	doca_error_t err;
+
+	if (buf == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf to reuse is NULL");
+	if (addr == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "new buf address is NULL");
+	if (buf->refcount == 0)
+		return FAIL(DOCA_ERROR_BAD_STATE, "buf to reuse was already released");
+	if (d < a || data_len > len || d - a > len - data_len)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "data window [%p, +%zu) is outside the buf region [%p, +%zu)", data,
+			    data_len, addr, len);
+	/* The buf keeps its mmap (and the reference it holds on it): the new
+	 * region must lie inside that same mmap. */
+	err = core_mmap_buf_check(buf->mmap, a, len);
+	if (err != DOCA_SUCCESS)
+		return err;
+	buf->head = a;
+	buf->len = len;
+	buf->data = d;
+	buf->data_len = data_len;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, addr, len, addr, 0);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, data, data_len, data, data_len);
+}
+
 /* Copy one element of a list into a fresh element of inv. */
 static doca_error_t inv_dup_one(struct doca_buf_inventory *inv, const struct doca_buf *src, struct doca_buf **dst)
 {
