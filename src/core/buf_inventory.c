@@ -80,6 +80,18 @@ void core_buf_inventory_put(struct doca_buf_inventory *inventory, struct doca_bu
 	inventory->num_free++;
 }
 
+doca_error_t core_buf_inventory_take_indexed(struct doca_buf_inventory *inventory, struct doca_buf **buf,
+					     uint32_t *index)
+{
+	struct inv_chunk *chunk = inventory->chunks;
+
+	if (inventory->free_list == NULL)
+		return DOCA_ERROR_EMPTY;
+	*buf = inv_pop(inventory);
+	*index = (uint32_t)(*buf - chunk->bufs);
+	return DOCA_SUCCESS;
+}
+
 DOCA_STABLE
 doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
 {

@@ -881,6 +881,20 @@ doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap)
 	return DOCA_SUCCESS;
 }
 
+doca_error_t core_mmap_started_range(const struct doca_mmap *mmap, uintptr_t *addr, size_t *len)
+{
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it first");
+	*addr = mmap->addr;
+	*len = mmap->len;
+	return DOCA_SUCCESS;
+}
+
+void core_mmap_hold(struct doca_mmap *mmap)
+{
+	atomic_fetch_add(&mmap->refs, 1);
+}
+
 void core_mmap_buf_put(struct doca_mmap *mmap)
 {
 	mmap_put(mmap);
