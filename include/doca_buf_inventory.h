@@ -76,6 +76,27 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
 	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len, buf);
 }
 
+/* Re-point a buf the caller holds at region [addr, addr + len) with data
+ * window [data, data + data_len), without returning it to its inventory:
+ * the cheap way to recycle one buf per in-flight I/O. The buf keeps its
+ * mmap, reference count and list links; the new region must lie inside
+ * that mmap (still started) and the window inside the region.
+ * Errors: INVALID_VALUE (NULL, ranges outside), BAD_STATE (buf released,
+ * mmap not started). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf, void *addr, size_t len, void *data,
+						  size_t data_len);
+
+/* Reuse buf for [addr, addr + len) with an empty data window at addr: a
+ * destination. Errors as for doca_buf_inventory_buf_reuse_by_args. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len);
+
+/* Reuse buf with region and data window both [data, data + data_len): a
+ * source. Errors as for doca_buf_inventory_buf_reuse_by_args. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len);
+
 /* Take bufs from inventory that describe the same memory as src_buf (and,
  * for a list head, each element of its list), chained the same way.
  * Errors: INVALID_VALUE (NULL), NOT_PERMITTED (src_buf is a non-head list

@@ -5,6 +5,9 @@
 #ifndef DOCA_DMA_H_
 #define DOCA_DMA_H_
 
+/* DOCA's doca_dma.h brings in <inttypes.h>, and DMA programs (NVIDIA's
+ * dma_copy_host among them) print with PRIu64 without including it. */
+#include <inttypes.h>
 #include <stdint.h>
 
 #include <doca_compat.h>

@@ -21,6 +21,27 @@ for h in "$inc"/doca_*.h; do
 	done
 done
 
+# A DMA program that includes only DOCA headers (the set NVIDIA's
+# dma_copy_host includes) may use the <inttypes.h> and <stdio.h> names.
+cat >"$tmp/std.c" <<'SRC'
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_error.h>
+#include <doca_log.h>
+#include <doca_mmap.h>
+int softdoca_std_check(char *out, size_t len, uint64_t v)
+{
+	return snprintf(out, len, "%" PRIu64 " %" PRIx64, v, v);
+}
+SRC
+cp "$tmp/std.c" "$tmp/std.cpp"
+cc -std=c11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/std.c" -o "$tmp/std.o" 2>"$tmp/err" ||
+	{ echo "FAIL: PRIu64 with only DOCA headers, as C"; cat "$tmp/err"; fail=1; }
+c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/std.cpp" -o "$tmp/std.o" 2>"$tmp/err" ||
+	{ echo "FAIL: PRIu64 with only DOCA headers, as C++"; cat "$tmp/err"; fail=1; }
+
 cat >"$tmp/exp.c" <<'SRC'
 #include <doca_version.h>
 const char *f(void) { return doca_version_runtime(); }

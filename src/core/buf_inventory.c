@@ -80,6 +80,18 @@ void core_buf_inventory_put(struct doca_buf_inventory *inventory, struct doca_bu
 	inventory->num_free++;
 }
 
+doca_error_t core_buf_inventory_take_indexed(struct doca_buf_inventory *inventory, struct doca_buf **buf,
+					     uint32_t *index)
+{
+	struct inv_chunk *chunk = inventory->chunks;
+
+	if (inventory->free_list == NULL)
+		return DOCA_ERROR_EMPTY;
+	*buf = inv_pop(inventory);
+	*index = (uint32_t)(*buf - chunk->bufs);
+	return DOCA_SUCCESS;
+}
+
 DOCA_STABLE
 doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
 {
@@ -179,6 +191,47 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	*buf = inv_pop(inventory);
 	core_buf_init(*buf, inventory, mmap, a, len, d, data_len);
 	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf, void *addr, size_t len, void *data,
+						  size_t data_len)
+{
+	uintptr_t a = (uintptr_t)addr;
+	uintptr_t d = (uintptr_t)data;
+	doca_error_t err;
+
+	if (buf == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf to reuse is NULL");
+	if (addr == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "new buf address is NULL");
+	if (buf->refcount == 0)
+		return FAIL(DOCA_ERROR_BAD_STATE, "buf to reuse was already released");
+	if (d < a || data_len > len || d - a > len - data_len)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "data window [%p, +%zu) is outside the buf region [%p, +%zu)", data,
+			    data_len, addr, len);
+	/* The buf keeps its mmap (and the reference it holds on it): the new
+	 * region must lie inside that same mmap. */
+	err = core_mmap_buf_check(buf->mmap, a, len);
+	if (err != DOCA_SUCCESS)
+		return err;
+	buf->head = a;
+	buf->len = len;
+	buf->data = d;
+	buf->data_len = data_len;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr, size_t len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, addr, len, addr, 0);
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data, size_t data_len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, data, data_len, data, data_len);
 }
 
 /* Copy one element of a list into a fresh element of inv. */

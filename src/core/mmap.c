@@ -852,7 +852,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 	return DOCA_SUCCESS;
 }
 
-doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len)
+doca_error_t core_mmap_buf_check(const struct doca_mmap *mmap, uintptr_t addr, size_t len)
 {
 	if (!mmap->started)
 		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it before taking bufs");
@@ -860,6 +860,15 @@ doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t le
 	if (addr < mmap->addr || len > mmap->len || addr - mmap->addr > mmap->len - len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buffer [0x%lx, +%zu) is outside the mmap range [0x%lx, +%zu)",
 			    (unsigned long)addr, len, (unsigned long)mmap->addr, mmap->len);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len)
+{
+	doca_error_t err = core_mmap_buf_check(mmap, addr, len);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	atomic_fetch_add(&mmap->refs, 1);
 	return DOCA_SUCCESS;
 }
@@ -870,6 +879,20 @@ doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap)
 		return FAIL(DOCA_ERROR_BAD_STATE, "mmap of the buffer to duplicate is not started");
 	atomic_fetch_add(&mmap->refs, 1);
 	return DOCA_SUCCESS;
+}
+
+doca_error_t core_mmap_started_range(const struct doca_mmap *mmap, uintptr_t *addr, size_t *len)
+{
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it first");
+	*addr = mmap->addr;
+	*len = mmap->len;
+	return DOCA_SUCCESS;
+}
+
+void core_mmap_hold(struct doca_mmap *mmap)
+{
+	atomic_fetch_add(&mmap->refs, 1);
 }
 
 void core_mmap_buf_put(struct doca_mmap *mmap)

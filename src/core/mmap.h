@@ -114,9 +114,22 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mm
  * INVALID_VALUE (the only error DOCA documents for buf_get_by_args). */
 doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t len);
 
+/* The checks of core_mmap_buf_get without the accounting: for a buf that
+ * is already accounted in mmap and is re-pointed inside it (buf_reuse_*).
+ * BAD_STATE if not started, INVALID_VALUE if the range is outside. */
+doca_error_t core_mmap_buf_check(const struct doca_mmap *mmap, uintptr_t addr, size_t len);
+
 /* Same for a copy of a buf already accounted in mmap (no range check);
  * BAD_STATE if the mmap is not started, as DOCA's buf_dup documents. */
 doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap);
+
+/* The memory range of a started mmap; BAD_STATE (logged) otherwise. */
+doca_error_t core_mmap_started_range(const struct doca_mmap *mmap, uintptr_t *addr, size_t *len);
+
+/* Count one more user of mmap in any state, released with
+ * core_mmap_buf_put: a buf pool holds its mmap this way from create to
+ * destroy, so the mmap cannot be stopped or freed under it. */
+void core_mmap_hold(struct doca_mmap *mmap);
 
 /* One buf less. May free an mmap destroyed while bufs were out. */
 void core_mmap_buf_put(struct doca_mmap *mmap);

@@ -1,7 +1,7 @@
 /*
  * Unit tests of buffer inventories: create/start/stop/destroy rules, the
- * range checks of buf_get_by_args, exhaustion, expand, user data and
- * buf_dup. Failing calls must log an ERROR line (captured).
+ * range checks of buf_get_by_args, exhaustion, expand, user data,
+ * buf_dup and buf_reuse_*. Failing calls must log an ERROR line (captured).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -373,6 +373,132 @@ static void test_dup(void **state)
 	assert_ok(doca_mmap_destroy(mmap));
 }
 
+/* Region and data window of buf, checked in one call. */
+static void assert_buf_is(const struct doca_buf *buf, void *head, size_t len, void *data, size_t data_len)
+{
+	void *p;
+	size_t n;
+
+	assert_ok(doca_buf_get_head(buf, &p));
+	assert_ptr_equal(p, head);
+	assert_ok(doca_buf_get_len(buf, &n));
+	assert_int_equal(n, len);
+	assert_ok(doca_buf_get_data(buf, &p));
+	assert_ptr_equal(p, data);
+	assert_ok(doca_buf_get_data_len(buf, &n));
+	assert_int_equal(n, data_len);
+}
+
+static void test_reuse(void **state)
+{
+	struct doca_mmap *mmap = new_mmap(mem + 100, 500, 1); /* [mem+100, mem+600) */
+	struct doca_buf_inventory *inv = new_inventory(3);
+	struct doca_buf *buf = NULL;
+	uint16_t rc = 0;
+	uint32_t n;
+
+	(void)state;
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, mmap, mem + 100, 10, &buf));
+
+	/* by_addr: a destination, empty window at the new start. */
+	assert_ok(doca_buf_inventory_buf_reuse_by_addr(buf, mem + 300, 40));
+	assert_buf_is(buf, mem + 300, 40, mem + 300, 0);
+	/* by_data: a source, region and window the same. */
+	assert_ok(doca_buf_inventory_buf_reuse_by_data(buf, mem + 120, 16));
+	assert_buf_is(buf, mem + 120, 16, mem + 120, 16);
+	/* by_args: any window inside the region; the whole mmap is allowed. */
+	assert_ok(doca_buf_inventory_buf_reuse_by_args(buf, mem + 100, 500, mem + 590, 10));
+	assert_buf_is(buf, mem + 100, 500, mem + 590, 10);
+
+	/* Still the same element, reference and mmap accounting. */
+	assert_int_equal(free_elems(inv), 2);
+	assert_ok(doca_buf_get_refcount(buf, &rc));
+	assert_int_equal(rc, 1);
+	assert_ok(doca_mmap_get_num_bufs(mmap, &n));
+	assert_int_equal(n, 1);
+
+	/* Later calls check against the new region, not the old one. */
+	assert_ok(doca_buf_inventory_buf_reuse_by_addr(buf, mem + 300, 40));
+	assert_ok(doca_buf_set_data(buf, mem + 310, 30));
+	assert_fails(doca_buf_set_data(buf, mem + 120, 1), DOCA_ERROR_INVALID_VALUE);
+
+	/* The storage pattern: one buf re-pointed for every I/O. */
+	for (unsigned i = 0; i < 1000; i++) {
+		uint8_t *at = mem + 100 + (i * 7) % 480;
+
+		assert_ok(doca_buf_inventory_buf_reuse_by_data(buf, at, 20));
+	}
+	assert_int_equal(free_elems(inv), 2);
+
+	assert_ok(doca_buf_dec_refcount(buf, NULL));
+	assert_ok(doca_mmap_get_num_bufs(mmap, &n));
+	assert_int_equal(n, 0);
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(mmap));
+}
+
+static void test_reuse_refused(void **state)
+{
+	struct doca_mmap *mmap = new_mmap(mem + 100, 500, 1); /* [mem+100, mem+600) */
+	struct doca_mmap *other = new_mmap(mem + 700, 100, 1);
+	struct doca_buf_inventory *inv = new_inventory(3);
+	struct doca_buf *buf = NULL;
+	struct doca_buf *b2 = NULL;
+	uint32_t len = 0;
+
+	(void)state;
+	assert_ok(doca_buf_inventory_buf_get_by_args(inv, mmap, mem + 200, 50, mem + 210, 5, &buf));
+
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(NULL, mem + 200, 8), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_data(NULL, mem + 200, 8), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_args(NULL, mem + 200, 8, mem + 200, 8), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(buf, NULL, 0), DOCA_ERROR_INVALID_VALUE);
+	/* Outside or straddling the buf's own mmap, and overflowing ranges. */
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(buf, mem + 99, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(buf, mem + 590, 11), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_data(buf, mem + 600, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_data(buf, mem + 200, SIZE_MAX), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(buf, (void *)(UINTPTR_MAX - 4), 4), DOCA_ERROR_INVALID_VALUE);
+	/* Inside another mmap is still outside this buf's mmap. */
+	assert_fails(doca_buf_inventory_buf_reuse_by_data(buf, mem + 700, 10), DOCA_ERROR_INVALID_VALUE);
+	/* Window outside the region. */
+	assert_fails(doca_buf_inventory_buf_reuse_by_args(buf, mem + 200, 50, mem + 199, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_args(buf, mem + 200, 50, mem + 240, 11), DOCA_ERROR_INVALID_VALUE);
+	assert_fails(doca_buf_inventory_buf_reuse_by_args(buf, mem + 200, 50, mem + 200, SIZE_MAX),
+		     DOCA_ERROR_INVALID_VALUE);
+	/* A refused reuse changes nothing. */
+	assert_buf_is(buf, mem + 200, 50, mem + 210, 5);
+
+	/* A list element is re-pointed in place; the list stays as it was. */
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, mmap, mem + 400, 8, &b2));
+	assert_ok(doca_buf_chain_list(buf, b2));
+	assert_ok(doca_buf_inventory_buf_reuse_by_data(b2, mem + 500, 16));
+	assert_buf_is(b2, mem + 500, 16, mem + 500, 16);
+	assert_ok(doca_buf_get_list_len(buf, &len));
+	assert_int_equal(len, 2);
+	assert_ok(doca_buf_unchain_list(buf, b2));
+	assert_ok(doca_buf_dec_refcount(b2, NULL));
+
+	/* A released buf is refused. */
+	assert_ok(doca_buf_dec_refcount(buf, NULL));
+	assert_fails(doca_buf_inventory_buf_reuse_by_addr(buf, mem + 200, 8), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(free_elems(inv), 3);
+
+	/* The buf's mmap gone (a thread-safe mmap may be destroyed with bufs
+	 * out): nothing to re-point into. */
+	assert_ok(doca_mmap_destroy(other));
+	other = new_mmap(mem + 700, 100, 0);
+	assert_ok(doca_mmap_enable_thread_safety(other));
+	assert_ok(doca_mmap_start(other));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, other, mem + 700, 10, &buf));
+	assert_ok(doca_mmap_destroy(other));
+	assert_fails(doca_buf_inventory_buf_reuse_by_data(buf, mem + 700, 10), DOCA_ERROR_BAD_STATE);
+	assert_ok(doca_buf_dec_refcount(buf, NULL));
+
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(mmap));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +509,8 @@ int main(void)
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_user_data),
 		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_reuse_refused),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
