@@ -16,11 +16,14 @@ import sys
 PROTO = re.compile(r'\b(?:DOCA_STABLE|DOCA_EXPERIMENTAL|DOCA_DEPRECATED)\s+([^;{}#]*?)\b(doca_\w+)\s*'
                    r'\(([^;{}]*?)\)\s*(?:__attribute__\s*\(\(.*?\)\))?\s*;', re.S)
 
-# Fixture objects the test builds once (see test_null_args.c). A parameter of
-# one of these types gets the live object; other object types get NULL.
+# Fixture objects the test builds (see test_null_args.c). A parameter of one
+# of these types gets the live object (NULL where the round has none); other
+# object types get NULL.
 FIXTURES = {
     'doca_dev', 'doca_devinfo', 'doca_mmap', 'doca_buf_inventory', 'doca_buf', 'doca_pe', 'doca_ctx',
     'doca_dma', 'doca_rdma', 'doca_sync_event', 'doca_argp_param', 'doca_argp_cmd',
+    'doca_task', 'doca_dma_task_memcpy', 'doca_rdma_connection', 'doca_rdma_task_send',
+    'doca_rdma_task_receive', 'doca_rdma_task_write',
 }
 
 
@@ -92,7 +95,7 @@ def emit(headers, protos, out):
                 args.append('NULL' if j == i else arg_for(t, scalar))
             call = '%s(%s)' % (name, ', '.join(args))
             if ret == 'doca_error_t':
-                w('\tnc_mark();\n\tnc_check_err("%s", %d, %d, %s);\n' % (name, i, scalar, call))
+                w('\tnc_mark();\n\tnc_check_err("%s", %d, "%s", %d, %s);\n' % (name, i, types[i], scalar, call))
             elif ret.endswith('*'):
                 w('\tnc_check_ptr("%s", %d, (const void *)%s);\n' % (name, i, call))
             elif ret == 'void':

@@ -11,6 +11,8 @@
  * line. The few documented exceptions (optional parameters, features a soft
  * device lacks) are listed below with their reason. lifecycle_tests check
  * the double-close and destroy-while-in-use answers DOCA documents.
+ * Two rounds: fixtures IDLE, then RUNNING (contexts started, tasks allocated,
+ * a connection exported) so that calls get past their state checks.
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -62,8 +64,19 @@ static struct {
 	struct doca_sync_event *sync_event;
 	struct doca_argp_param *argp_param;
 	struct doca_argp_cmd *argp_cmd;
+	/* the running round only: */
+	struct doca_task *task; /* the memcpy task */
+	struct doca_dma_task_memcpy *dma_task_memcpy;
+	struct doca_rdma_connection *rdma_connection;
+	struct doca_rdma_task_send *rdma_task_send;
+	struct doca_rdma_task_receive *rdma_task_receive;
+	struct doca_rdma_task_write *rdma_task_write;
 	struct doca_devinfo **list;
 } fx;
+
+/* Second round: contexts RUNNING, tasks allocated, a connection exported,
+ * so that calls get past their state checks. */
+static bool fx_running;
 
 static _Alignas(64) char scratch[MEM_SIZE];
 static char mem[MEM_SIZE];
@@ -76,28 +89,23 @@ struct nc_exception {
 	int param;
 	int scalars; /* the value of the scalar arguments, or -1: any */
 	doca_error_t expected;
+	doca_error_t expected_running; /* in the running round */
 	const char *why;
 };
 
 static const struct nc_exception nc_exceptions[] = {
-	{"doca_argp_init", 0, -1, DOCA_ERROR_BAD_STATE, "the fixture's session is already initialised"},
-	{"doca_argp_init", 1, -1, DOCA_ERROR_BAD_STATE, "the fixture's session is already initialised"},
-	{"doca_argp_start", 1, 0, DOCA_SUCCESS, "argv may be NULL when argc is 0"},
-	{"doca_argp_start", 1, 1, DOCA_ERROR_BAD_STATE, "started by the argc 0 call before it"},
-	{"doca_buf_inc_refcount", 1, -1, DOCA_SUCCESS, "refcount output is optional (header)"},
-	{"doca_buf_dec_refcount", 1, -1, DOCA_SUCCESS, "refcount output is optional (header)"},
+	{"doca_argp_init", 0, -1, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE, "the fixture's session is already initialised"},
+	{"doca_argp_init", 1, -1, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE, "the fixture's session is already initialised"},
+	{"doca_argp_start", 1, 0, DOCA_SUCCESS, DOCA_SUCCESS, "argv may be NULL when argc is 0"},
+	{"doca_argp_start", 1, 1, DOCA_ERROR_BAD_STATE, DOCA_ERROR_BAD_STATE, "started by the argc 0 call before it"},
+	{"doca_buf_inc_refcount", 1, -1, DOCA_SUCCESS, DOCA_SUCCESS, "refcount output is optional (header)"},
+	{"doca_buf_dec_refcount", 1, -1, DOCA_SUCCESS, DOCA_SUCCESS, "refcount output is optional (header)"},
 	/* an IDLE context answers BAD_STATE before the connection is looked
 	 * at; test_rdma's test_export_needs_running relies on that order */
-	{"doca_rdma_connect", 3, 1, DOCA_ERROR_BAD_STATE, "state checked first"},
-	{"doca_mmap_set_free_cb", 2, -1, DOCA_SUCCESS, "opaque is the user's, passed back as is"},
-	/* Task buffers and result pointers can be set later with the task's
-	 * setters and are checked at submit; alloc on an IDLE context is
-	 * BAD_STATE whatever they are. */
-	{"doca_dma_task_memcpy_alloc_init", 1, -1, DOCA_ERROR_BAD_STATE, "src checked at submit"},
-	{"doca_dma_task_memcpy_alloc_init", 2, -1, DOCA_ERROR_BAD_STATE, "dst checked at submit"},
-	{"doca_rdma_task_receive_allocate_init", 1, -1, DOCA_ERROR_BAD_STATE, "dst checked at submit"},
-	{"doca_sync_event_task_get_alloc_init", 1, -1, DOCA_ERROR_BAD_STATE, "ret_val_ptr checked at submit"},
-	{"doca_sync_event_task_notify_add_alloc_init", 2, -1, DOCA_ERROR_BAD_STATE, "fetched_val_ptr checked at submit"},
+	{"doca_rdma_connect", 3, 1, DOCA_ERROR_BAD_STATE, DOCA_ERROR_INVALID_VALUE, "state checked first"},
+	{"doca_mmap_set_free_cb", 2, -1, DOCA_SUCCESS, DOCA_SUCCESS, "opaque is the user's, passed back as is"},
+	/* private data is optional; an exported (not CM) connection cannot be accepted */
+	{"doca_rdma_connection_accept", 1, -1, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE, "optional"},
 };
 
 /* Features a soft device does not have: these answer NOT_SUPPORTED (with a
@@ -169,22 +177,49 @@ static const struct nc_exception *nc_exception_find(const char *name, int param,
 	return NULL;
 }
 
-static void nc_check_err(const char *name, int param, int scalars, doca_error_t got)
+static bool nc_ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* A task's buffers and result pointers may be set later with the task's
+ * setters (DOCA's own setters exist for this) and are checked at submit:
+ * alloc with them NULL is BAD_STATE on an IDLE context like any alloc, and
+ * on a running one succeeds or finds the pool empty (NO_MEMORY). */
+static bool nc_task_field_deferred(const char *name, const char *type, doca_error_t got)
+{
+	if (!nc_ends_with(name, "_alloc_init") && !nc_ends_with(name, "_allocate_init"))
+		return false;
+	if (strstr(type, "doca_buf") == NULL && strstr(type, "doca_sync_event_remote_net") == NULL &&
+	    strcmp(type, "uint64_t *") != 0)
+		return false;
+	if (!fx_running)
+		return got == DOCA_ERROR_BAD_STATE;
+	return got == DOCA_SUCCESS || got == DOCA_ERROR_NO_MEMORY;
+}
+
+static void nc_check_err(const char *name, int param, const char *type, int scalars, doca_error_t got)
 {
 	const struct nc_exception *ex = nc_exception_find(name, param, scalars);
-	doca_error_t want = ex != NULL ? ex->expected : DOCA_ERROR_INVALID_VALUE;
+	doca_error_t want = ex == NULL ? DOCA_ERROR_INVALID_VALUE : fx_running ? ex->expected_running : ex->expected;
+
+	if (got != want && nc_task_field_deferred(name, type, got))
+		return; /* an empty pool is not logged: it is the datapath's normal back-pressure */
 
 	if (got != want && got == DOCA_ERROR_NOT_SUPPORTED && nc_is_unsupported(name))
 		want = got;
 	if (got == want && (got == DOCA_SUCCESS || nc_logged()))
 		return;
 	if (got == want) {
-		printf("FAIL %s: NULL parameter %d (scalars %d) refused without a log line\n", name, param, scalars);
+		printf("FAIL %s (%s): NULL parameter %d (scalars %d) refused without a log line\n", name,
+		       fx_running ? "running" : "idle", param, scalars);
 		nc_failures++;
 		return;
 	}
-	printf("FAIL %s: NULL parameter %d (scalars %d) returned %s, expected %s\n", name, param, scalars,
-	       doca_error_get_name(got), doca_error_get_name(want));
+	printf("FAIL %s (%s): NULL parameter %d (scalars %d) returned %s, expected %s\n", name,
+	       fx_running ? "running" : "idle", param, scalars, doca_error_get_name(got), doca_error_get_name(want));
 	nc_failures++;
 }
 
@@ -415,6 +450,107 @@ static void fixtures_create(void)
 	fx.ctx = doca_dma_as_ctx(fx.dma);
 }
 
+static void on_memcpy(struct doca_dma_task_memcpy *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+}
+
+static void on_send(struct doca_rdma_task_send *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+}
+
+static void on_receive(struct doca_rdma_task_receive *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+}
+
+static void on_write(struct doca_rdma_task_write *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+}
+
+/* The same objects, started: the DMA, RDMA and sync event contexts RUNNING,
+ * a task of each configured type allocated and one connection exported. */
+static void fixtures_start(void)
+{
+	union doca_data ud = {.u64 = 0};
+	const void *details = NULL;
+	size_t details_len = 0;
+	struct doca_ctx *rctx = doca_rdma_as_ctx(fx.rdma);
+
+	if (doca_dma_task_memcpy_set_conf(fx.dma, on_memcpy, on_memcpy, 4) != DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(fx.pe, fx.ctx) != DOCA_SUCCESS || doca_ctx_start(fx.ctx) != DOCA_SUCCESS ||
+	    doca_rdma_task_send_set_conf(fx.rdma, on_send, on_send, 4) != DOCA_SUCCESS ||
+	    doca_rdma_task_receive_set_conf(fx.rdma, on_receive, on_receive, 4) != DOCA_SUCCESS ||
+	    doca_rdma_task_write_set_conf(fx.rdma, on_write, on_write, 4) != DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(fx.pe, rctx) != DOCA_SUCCESS || doca_ctx_start(rctx) != DOCA_SUCCESS ||
+	    doca_rdma_export(fx.rdma, &details, &details_len, &fx.rdma_connection) != DOCA_SUCCESS ||
+	    doca_sync_event_add_publisher_location_cpu(fx.sync_event, fx.dev) != DOCA_SUCCESS ||
+	    doca_sync_event_add_subscriber_location_cpu(fx.sync_event, fx.dev) != DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(fx.pe, doca_sync_event_as_ctx(fx.sync_event)) != DOCA_SUCCESS ||
+	    doca_ctx_start(doca_sync_event_as_ctx(fx.sync_event)) != DOCA_SUCCESS ||
+	    doca_dma_task_memcpy_alloc_init(fx.dma, fx.buf, fx.buf, ud, &fx.dma_task_memcpy) != DOCA_SUCCESS ||
+	    doca_rdma_task_send_allocate_init(fx.rdma, fx.rdma_connection, fx.buf, ud, &fx.rdma_task_send) !=
+		    DOCA_SUCCESS ||
+	    doca_rdma_task_receive_allocate_init(fx.rdma, fx.buf, ud, &fx.rdma_task_receive) != DOCA_SUCCESS ||
+	    doca_rdma_task_write_allocate_init(fx.rdma, fx.rdma_connection, fx.buf, fx.buf, ud,
+					       &fx.rdma_task_write) != DOCA_SUCCESS) {
+		fprintf(stderr, "running fixture setup failed\n");
+		exit(1);
+	}
+	fx.task = doca_dma_task_memcpy_as_task(fx.dma_task_memcpy);
+	fx_running = true;
+}
+
+static void fixture_ctx_stop(struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	(void)doca_ctx_stop(ctx);
+	for (int i = 0; i < 100000 && st != DOCA_CTX_STATE_IDLE; i++) {
+		(void)doca_pe_progress(fx.pe);
+		if (doca_ctx_get_state(ctx, &st) != DOCA_SUCCESS)
+			break;
+	}
+}
+
+/* Everything the fixtures hold goes, so that LeakSanitizer sees no leak. */
+static int fixtures_destroy(void)
+{
+	int bad = 0;
+
+	doca_task_free(fx.task);
+	doca_task_free(doca_rdma_task_send_as_task(fx.rdma_task_send));
+	doca_task_free(doca_rdma_task_receive_as_task(fx.rdma_task_receive));
+	doca_task_free(doca_rdma_task_write_as_task(fx.rdma_task_write));
+	fixture_ctx_stop(fx.ctx);
+	fixture_ctx_stop(doca_rdma_as_ctx(fx.rdma));
+	fixture_ctx_stop(doca_sync_event_as_ctx(fx.sync_event));
+	bad += doca_dma_destroy(fx.dma) != DOCA_SUCCESS;
+	bad += doca_rdma_destroy(fx.rdma) != DOCA_SUCCESS;
+	bad += doca_sync_event_destroy(fx.sync_event) != DOCA_SUCCESS;
+	bad += doca_pe_destroy(fx.pe) != DOCA_SUCCESS;
+	bad += doca_buf_dec_refcount(fx.buf, NULL) != DOCA_SUCCESS;
+	bad += doca_buf_inventory_destroy(fx.buf_inventory) != DOCA_SUCCESS;
+	bad += doca_mmap_destroy(fx.buf_mmap) != DOCA_SUCCESS;
+	bad += doca_mmap_destroy(fx.mmap) != DOCA_SUCCESS;
+	bad += doca_argp_destroy() != DOCA_SUCCESS;
+	bad += doca_dev_close(fx.dev) != DOCA_SUCCESS;
+	bad += doca_devinfo_destroy_list(fx.list) != DOCA_SUCCESS;
+	if (bad != 0)
+		fprintf(stderr, "%d fixture teardown step(s) failed\n", bad);
+	return bad;
+}
+
 /* UBSan reports and continues by default: a report in the child's log
  * fails the function as a crash would. */
 static void nc_check_sanitizer_report(const char *name)
@@ -493,7 +629,10 @@ int main(int argc, char **argv)
 		tests[i].test_func = run_case;
 		tests[i].initial_state = (void *)&nc_cases[i];
 	}
-	rc += _cmocka_run_group_tests("null_args", tests, n, NULL, NULL);
+	rc += _cmocka_run_group_tests("null_args_idle", tests, n, NULL, NULL);
+	fixtures_start();
+	rc += _cmocka_run_group_tests("null_args_running", tests, n, NULL, NULL);
+	rc += fixtures_destroy();
 	free(tests);
 	return rc;
 }
