@@ -239,7 +239,7 @@ doca_error_t doca_rdma_bridge_established(struct doca_rdma *rdma, struct doca_rd
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_recv_queue_size);
 
-/* Largest send queue (operations outstanding at once). */
+/* Largest send queue (operations outstanding at once on one connection). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_cap_get_max_send_queue_size(const struct doca_devinfo *devinfo, uint32_t *max_send_queue_size);
 
@@ -270,7 +270,9 @@ doca_error_t doca_rdma_cap_transport_type_is_supported(const struct doca_devinfo
 
 /* ---- properties: setters only while IDLE, getters any time ---- */
 
-/* Operations outstanding at once; rounded up to a power of two. */
+/* Operations outstanding at once on each connection (each has its own
+ * send queue, as each is a QP on hardware; DOCA_ERROR_FULL past it);
+ * rounded up to a power of two. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_set_send_queue_size(struct doca_rdma *rdma, uint32_t send_queue_size);
 

@@ -78,6 +78,25 @@ static void conn_check_established(struct engine_conn *c)
 	conn_event(c, ENGINE_CONN_ESTABLISHED);
 }
 
+/* The connection's send queue: made on first use of its index, kept
+ * (generations included) when the index serves a new connection. */
+static doca_error_t conn_slots_get(struct engine_worker *w, struct engine_conn *c, struct engine_slot **out)
+{
+	uint32_t n = w->conf.send_queue_size;
+
+	if (c->slots == NULL) {
+		c->slots = calloc(n, sizeof(*c->slots));
+		if (c->slots == NULL) {
+			SDK_LOG_ERR("no memory for a send queue of %u entries", n);
+			return DOCA_ERROR_NO_MEMORY;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			c->slots[i].worker = w;
+	}
+	*out = c->slots;
+	return DOCA_SUCCESS;
+}
+
 /* A free connection slot with a fresh secret and its descriptor. Slots
  * are reused after engine_conn_release; a new secret makes stale messages
  * for the old connection fail their check. Lock held. */
@@ -90,8 +109,12 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	doca_error_t status;
 	ucs_status_t st;
 
+	struct engine_slot *slots;
+
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
-		if (w->conns[i].state == CONN_FREE) {
+		/* A slot whose send queue still holds work is not reused
+		 * (cannot happen: a closed connection's operations are failed). */
+		if (w->conns[i].state == CONN_FREE && w->conns[i].num_busy_slots == 0) {
 			c = &w->conns[i];
 			break;
 		}
@@ -101,7 +124,11 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 			    w->conf.max_connections);
 		return DOCA_ERROR_FULL;
 	}
+	status = conn_slots_get(w, c, &slots);
+	if (status != DOCA_SUCCESS)
+		return status;
 	memset(c, 0, sizeof(*c));
+	c->slots = slots;
 	c->peer_watch.fd = -1;
 	c->cm_src.fd = -1;
 	status = softdoca_secret_generate(c->secret, sizeof(c->secret));

@@ -615,13 +615,10 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 	w->conf = *conf;
 	pthread_mutex_init(&w->lock, NULL);
 	w->conns = calloc(conf->max_connections, sizeof(*w->conns));
-	w->slots = calloc(conf->send_queue_size, sizeof(*w->slots));
-	if (w->conns == NULL || w->slots == NULL) {
+	if (w->conns == NULL) {
 		status = DOCA_ERROR_NO_MEMORY;
 		goto free_worker;
 	}
-	for (uint32_t i = 0; i < conf->send_queue_size; i++)
-		w->slots[i].worker = w;
 	status = ucx_get(dev, &w->ucx);
 	if (status != DOCA_SUCCESS)
 		goto free_worker;
@@ -643,7 +640,6 @@ destroy_ucp:
 put_ucx:
 	ucx_put(w->ucx);
 free_worker:
-	free(w->slots);
 	free(w->conns);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
@@ -671,9 +667,10 @@ void engine_worker_destroy(struct engine_worker *w)
 	engine_target_abandon(w);
 	svc_quiesce();
 	ucx_put(w->ucx);
-	for (uint32_t i = 0; i < w->conf.max_connections; i++)
+	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
 		free(w->conns[i].desc);
-	free(w->slots);
+		free(w->conns[i].slots);
+	}
 	free(w->conns);
 	pthread_mutex_destroy(&w->lock);
 	free(w);

@@ -108,7 +108,7 @@ struct engine_worker_conf {
 	bool dc;                        /* DC transport: the passive side never connects */
 	uint16_t max_connections;
 	uint8_t rnr_retry_count;        /* 7 = retry for ever */
-	uint32_t send_queue_size;       /* most operations outstanding at once (DOCA_ERROR_FULL past it) */
+	uint32_t send_queue_size;       /* most operations outstanding at once per connection (DOCA_ERROR_FULL past it) */
 	uint32_t permissions;           /* doca_access_flag bits peers get (RDMA_READ/WRITE/ATOMIC) */
 	uint32_t gid_index;             /* which local address to use (soft devices) */
 	uint32_t request_timeout_ms;    /* RDMA CM: a connection not established by then fails */
@@ -174,7 +174,7 @@ void *engine_conn_get_user(const struct engine_conn *conn);
 bool engine_conn_is_usable(const struct engine_conn *conn); /* connected locally, not failed or closed */
 
 /* Post a work request to wr->conn (any opcode but RECV).
- * DOCA_ERROR_FULL when the send queue is full, DOCA_ERROR_NOT_CONNECTED
+ * DOCA_ERROR_FULL when wr->conn's own send queue is full, DOCA_ERROR_NOT_CONNECTED
  * when conn cannot carry it. On success done() will run exactly once. */
 doca_error_t engine_post(struct engine_wr *wr);
 

@@ -108,6 +108,13 @@ struct engine_conn {
 	void *user;
 	uint8_t *desc;                      /* our exported descriptor */
 	size_t desc_len;
+	/* This connection's send queue (a QP's own send queue):
+	 * conf.send_queue_size slots, made the first time the connection
+	 * index is used and kept for the worker's life, so a late UCX
+	 * callback naming a slot never sees freed memory. */
+	struct engine_slot *slots;
+	uint32_t free_slot_hint;
+	uint32_t num_busy_slots;
 	struct tgt_op *tq_head;             /* target-side operations in arrival order */
 	struct tgt_op *tq_tail;
 	uint32_t tq_len;
@@ -141,8 +148,9 @@ struct engine_listener {
 	uint64_t pre_seq;
 };
 
-/* An initiator-side slot: one per operation in flight, found again by the
- * response's wr_id (index + generation, never a pointer). */
+/* An initiator-side slot: one per operation in flight on a connection,
+ * found again from the answer's connection (id and secret) and wr_id
+ * (slot index + generation), never from a pointer. */
 struct engine_slot {
 	struct engine_wr *wr;
 	uint32_t gen;
@@ -160,10 +168,6 @@ struct engine_worker {
 
 	struct engine_conn *conns;
 	uint32_t num_conns;                 /* exported so far */
-
-	struct engine_slot *slots;          /* send queue: conf.send_queue_size entries */
-	uint32_t free_slot_hint;
-	uint32_t num_busy_slots;
 
 	struct engine_wr *recv_head;        /* posted receives, oldest first */
 	struct engine_wr *recv_tail;

@@ -2,10 +2,14 @@
  * softdoca — the initiator side: posting work requests and taking their
  * answers.
  *
- * Every operation sent to a peer holds a slot of the send queue; its
- * wr_id is (generation << 32 | slot index), so an answer is matched by
- * number and checked (slot busy, same generation, same connection, same
- * opcode) — a peer can never make us touch a pointer it chose. A work
+ * Every operation sent to a peer holds a slot of its connection's send
+ * queue (each connection is a QP with its own queue of send_queue_size
+ * entries: a full queue refuses only its own connection's posts). Its
+ * wr_id is (generation << 32 | slot index); an answer names the
+ * connection (id and secret, checked) and the wr_id, so it is matched by
+ * number in O(1) and checked (slot busy, same generation, same
+ * connection, same opcode) — a peer can never make us touch a pointer it
+ * chose. A work
  * request is done when both its send has completed and its answer (or a
  * failure) has arrived; only then may the application reuse it.
  */
@@ -42,10 +46,10 @@ static void wr_try_finish(struct engine_worker *w, struct engine_wr *wr)
 
 	if (wr->send_pending || !wr->answered)
 		return;
-	slot = &w->slots[slot_index(wr->wr_id)];
+	slot = &wr->conn->slots[slot_index(wr->wr_id)];
 	slot->wr = NULL;
 	slot->gen++;
-	w->num_busy_slots--;
+	wr->conn->num_busy_slots--;
 	engine_wr_finish(w, wr);
 }
 
@@ -94,20 +98,20 @@ static void req_send_cb(void *request, ucs_status_t st, void *user)
 	req_send_done(wr, st);
 }
 
-static doca_error_t slot_take(struct engine_worker *w, struct engine_wr *wr)
+static doca_error_t slot_take(struct engine_conn *c, struct engine_wr *wr)
 {
-	uint32_t n = w->conf.send_queue_size;
+	uint32_t n = c->worker->conf.send_queue_size;
 
-	if (w->num_busy_slots >= n)
+	if (c->num_busy_slots >= n)
 		return DOCA_ERROR_FULL;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t idx = (w->free_slot_hint + i) % n;
-		struct engine_slot *slot = &w->slots[idx];
+		uint32_t idx = (c->free_slot_hint + i) % n;
+		struct engine_slot *slot = &c->slots[idx];
 
 		if (slot->wr == NULL) {
 			slot->wr = wr;
-			w->num_busy_slots++;
-			w->free_slot_hint = (idx + 1) % n;
+			c->num_busy_slots++;
+			c->free_slot_hint = (idx + 1) % n;
 			wr->wr_id = ((uint64_t)slot->gen << 32) | idx;
 			return DOCA_SUCCESS;
 		}
@@ -175,7 +179,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 			SDK_LOG_ERR("work request on a connection that is not connected yet (connect it first)");
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	status = slot_take(w, wr);
+	status = slot_take(wr->conn, wr);
 	if (status != DOCA_SUCCESS)
 		return status;
 	req_fill(wr, r);
@@ -187,7 +191,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.flags = UCP_AM_SEND_FLAG_REPLY;
 	p.cb.send = req_send_cb;
-	p.user_data = &w->slots[slot_index(wr->wr_id)];
+	p.user_data = &wr->conn->slots[slot_index(wr->wr_id)];
 	payload = payload && wr->num_sge > 0;
 	if (payload && wr->num_sge > 1) {
 		/* A list goes as an iov; UCX rejects an empty one, and a single
@@ -254,17 +258,17 @@ doca_error_t engine_post_recv(struct engine_worker *w, struct engine_wr *wr)
 
 /* ---- answers -------------------------------------------------------- */
 
-static struct engine_wr *resp_find(struct engine_worker *w, const struct wire_resp *r, struct engine_conn *c)
+static struct engine_wr *resp_find(const struct engine_worker *w, const struct wire_resp *r, struct engine_conn *c)
 {
 	uint32_t idx = slot_index(r->wr_id);
 	struct engine_slot *slot;
 	struct engine_wr *wr;
 
-	if (idx >= w->conf.send_queue_size) {
+	if (idx >= w->conf.send_queue_size || c->slots == NULL) {
 		SDK_LOG_ERR_RL("answer for work request %#llx outside the send queue: dropped", (unsigned long long)r->wr_id);
 		return NULL;
 	}
-	slot = &w->slots[idx];
+	slot = &c->slots[idx];
 	wr = slot->wr;
 	if (wr == NULL) {
 		/* Late: the request was already failed here (a stop, a flush). */
@@ -367,7 +371,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.recv_am = resp_rndv_done;
-		p.user_data = &w->slots[slot_index(wr->wr_id)];
+		p.user_data = &c->slots[slot_index(wr->wr_id)];
 		if (wr->num_sge > 1) {
 			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
 			p.datatype = ucp_dt_make_iov();
@@ -399,8 +403,8 @@ uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 	const struct engine_worker *w = c->worker;
 	uint64_t bytes = 0;
 
-	for (uint32_t i = 0; i < w->conf.send_queue_size; i++) {
-		const struct engine_wr *wr = w->slots[i].wr;
+	for (uint32_t i = 0; i < w->conf.send_queue_size && c->slots != NULL; i++) {
+		const struct engine_wr *wr = c->slots[i].wr;
 
 		if (wr == NULL || wr->conn != c)
 			continue;
@@ -421,18 +425,20 @@ uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 {
 	struct engine_worker *w = c->worker;
+	struct engine_slot *slots = c->slots;
 
-	for (uint32_t i = 0; i < w->conf.send_queue_size; i++) {
-		struct engine_wr *wr = w->slots[i].wr;
+	/* Only c's own queue: a busy connection does not slow the others. */
+	for (uint32_t i = 0; i < w->conf.send_queue_size && c->num_busy_slots > 0; i++) {
+		struct engine_wr *wr = slots[i].wr;
 
 		if (wr == NULL || wr->conn != c)
 			continue;
 		wr_answer(w, wr, status);
-		if (w->slots[i].wr != wr || !wr->send_pending)
+		if (slots[i].wr != wr || !wr->send_pending)
 			continue;
 		if (wr->send_req != NULL)
 			ucp_request_cancel(w->ucp, wr->send_req); /* a no-op for sends in UCX 1.13 */
-		if (w->slots[i].wr == wr && wr->send_pending) {
+		if (slots[i].wr == wr && wr->send_pending) {
 			/* UCX keeps the send (nobody will pull it): give up on
 			 * it; its late callback only frees the request. */
 			wr->send_req = NULL;
@@ -444,10 +450,14 @@ void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status)
 {
-	for (uint32_t i = 0; i < w->conf.send_queue_size; i++) {
-		struct engine_wr *wr = w->slots[i].wr;
+	for (uint32_t c = 0; c < w->num_conns; c++) {
+		struct engine_slot *slots = w->conns[c].slots;
 
-		if (wr != NULL)
-			wr_answer(w, wr, status);
+		for (uint32_t i = 0; i < w->conf.send_queue_size && w->conns[c].num_busy_slots > 0; i++) {
+			struct engine_wr *wr = slots[i].wr;
+
+			if (wr != NULL)
+				wr_answer(w, wr, status);
+		}
 	}
 }
