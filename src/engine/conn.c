@@ -103,13 +103,9 @@ static doca_error_t conn_slots_get(struct engine_worker *w, struct engine_conn *
 doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **conn_out)
 {
 	struct wire_desc d = {0};
-	ucp_address_t *addr;
-	size_t addr_len;
 	struct engine_conn *c = NULL;
-	doca_error_t status;
-	ucs_status_t st;
-
 	struct engine_slot *slots;
+	doca_error_t status;
 
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
 		/* A slot whose send queue still holds work is not reused
@@ -134,20 +130,14 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	status = softdoca_secret_generate(c->secret, sizeof(c->secret));
 	if (status != DOCA_SUCCESS)
 		return status;
-	st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
 	d.flags = w->conf.dc ? WIRE_DESC_FLAG_DC : 0;
 	d.conn_id = (uint32_t)(c - w->conns) + 1;
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
 	engine_host_identity(d.host_id, &d.pid_ns);
-	d.worker_addr = (const uint8_t *)addr;
-	d.worker_addr_len = (uint32_t)addr_len;
+	d.worker_addr = (const uint8_t *)w->own_addr; /* taken once, at worker creation */
+	d.worker_addr_len = (uint32_t)w->own_addr_len;
 	status = wire_desc_build(&d, &c->desc, &c->desc_len);
-	ucp_worker_release_address(w->ucp, addr);
 	if (status != DOCA_SUCCESS)
 		return status;
 	c->worker = w;
@@ -304,27 +294,14 @@ static doca_error_t conn_say_hello(struct engine_conn *c)
 {
 	struct engine_worker *w = c->worker;
 	struct wire_hello hello = {0};
-	ucp_address_t *addr = NULL;
-	size_t addr_len = 0;
-	doca_error_t status;
-	ucs_status_t st;
 
 	hello.version = WIRE_VERSION;
 	hello.dst_conn_id = c->peer_id;
 	memcpy(hello.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
 	hello.src_conn_id = c->id;
 	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
-	if (w->conf.dc) {
-		st = ucp_worker_get_address(w->ucp, &addr, &addr_len);
-		if (st != UCS_OK) {
-			SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
-			return DOCA_ERROR_DRIVER;
-		}
-	}
-	status = engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), addr, addr_len);
-	if (addr != NULL)
-		ucp_worker_release_address(w->ucp, addr);
-	return status;
+	return engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), w->conf.dc ? w->own_addr : NULL,
+			       w->conf.dc ? w->own_addr_len : 0);
 }
 
 /* Bind c to the peer's descriptor: our endpoint, then HELLO. Lock held. */
