@@ -103,10 +103,19 @@ done < <(find "$root" -type f -print0)
 depends=$(cd "$work" && dpkg-shlibdeps -O -xsoftdoca -l"debian/softdoca$libdir" "${elves[@]}" |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies"
+# Debian's libucx0 shlibs name the UCX we built against (1.13.1 on Debian
+# 12), which would keep the package off Ubuntu 22.04 (UCX 1.12.1). What we
+# need of UCX is narrower: the calls of its 1.12 API (the sources build
+# against 1.12.1's headers) and a worker address format that
+# src/engine/ucx_addr.c has reviewed (1.12, 1.13, 1.16; any other version
+# refuses every peer). Depends says exactly that.
+ucx_range='libucx0 (>= 1.12.1~), libucx0 (<< 1.14~) | libucx0 (>= 1.16~), libucx0 (<< 1.17~)'
+grep -qE '(^|, )libucx0( |,|$)' <<<"$depends" || die "dpkg-shlibdeps did not name libucx0: $depends"
+depends=$(sed -E "s/(^|, )libucx0( \([^)]*\))?/\1$ucx_range/" <<<"$depends")
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-	-e "s|@DEPENDS@|$depends|" -e "s|@TRIPLET@|$triplet|" \
+	-e "s#@DEPENDS@#$depends#" -e "s|@TRIPLET@|$triplet|" \
 	packaging/debian/control.in >"$root/DEBIAN/control"
 # libc-bin runs ldconfig once dpkg is done (after postinst, after postrm).
 echo "activate-noawait ldconfig" >"$root/DEBIAN/triggers"

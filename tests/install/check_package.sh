@@ -82,6 +82,25 @@ build_deb() {
 }
 field() { dpkg-deb -f "$deb" "$1"; }
 
+# depends_allow PKG VERSION DEPENDS: would PKG at VERSION satisfy every
+# clause of DEPENDS that names it? (Alternatives of one clause are |'d.)
+depends_allow() {
+	local pkg=$1 ver=$2 clause alt op want ok
+	local -a clauses
+	IFS=',' read -ra clauses <<<"$3"
+	for clause in "${clauses[@]}"; do
+		grep -qE "(^| )$pkg( |$)" <<<"$clause" || continue
+		ok=1
+		while read -r alt; do
+			[[ $alt =~ ^$pkg\ \((<<|<=|=|>=|>>)\ ([^\)]+)\)$ ]] || continue
+			op=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+			case $op in '<<') op=lt ;; '<=') op=le ;; '=') op=eq ;; '>=') op=ge ;; '>>') op=gt ;; esac
+			dpkg --compare-versions "$ver" "$op" "$want" && ok=0
+		done < <(tr '|' '\n' <<<"$clause" | sed 's/^ *//; s/ *$//')
+		[ "$ok" = 0 ] || return 1
+	done
+}
+
 check_files() {
 	local version list want f path needed soname lib owner depends
 	version=$(sed -n 's/^#define SOFTDOCA_VERSION_STRING "\(.*\)"$/\1/p' include/doca_version.h)
@@ -135,6 +154,15 @@ check_files() {
 			dpkg -S "${lib#/usr}" 2>/dev/null) || fail "no package owns $lib"
 		owner=${owner%%:*}
 		grep -qE "(^|, )$owner( |,|$)" <<<"$depends" || fail "$soname comes from $owner, which Depends lacks: $depends"
+	done
+	# The UCX versions Depends lets in are the ones whose worker address
+	# src/engine/ucx_addr.c knows: Ubuntu 22.04's 1.12.1, Debian 12's
+	# 1.13.1 and Ubuntu 24.04's 1.16.0, and none it would refuse.
+	for v in 1.12.1~rc2-1 1.13.1-1 1.16.0+ds-5ubuntu1; do
+		depends_allow libucx0 "$v" "$depends" || fail "Depends refuses libucx0 $v: $depends"
+	done
+	for v in 1.11.2-1 1.14.1-1 1.15.0-1 1.17.0-1 1.18.0+ds-1; do
+		depends_allow libucx0 "$v" "$depends" && fail "Depends lets in libucx0 $v: $depends"
 	done
 	for r in meson ninja-build pkg-config; do
 		grep -qw -- "$r" <<<"$(field Recommends)" || fail "Recommends lacks $r: $(field Recommends)"
