@@ -608,6 +608,7 @@ static const struct addr_entry *own_iface_named(const struct addr_parsed *a, con
 	return NULL;
 }
 
+/* Keep in step with the libucx0 range of Depends in scripts/package.sh. */
 static bool version_known(uint32_t v)
 {
 	return v == UCX_ADDR_UCX_VERSION(1, 12) || v == UCX_ADDR_UCX_VERSION(1, 13) || v == UCX_ADDR_UCX_VERSION(1, 16);
