@@ -173,7 +173,10 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	params.mt_workers_shared = 1;
-	st = ucp_init(&params, config, out);
+	/* ucp_init would declare the API of the headers we built with (1.13
+	 * on Debian 12) and make UCX 1.12 warn on every start; we use only
+	 * 1.12's API, so declare that (see Depends in scripts/package.sh). */
+	st = ucp_init_version(ENGINE_UCP_API_MAJOR, ENGINE_UCP_API_MINOR, &params, config, out);
 	ucp_config_release(config);
 	if (st != UCS_OK) {
 		SDK_LOG_ERR("UCX could not start on interface '%s': %s", iface, ucs_status_string(st));

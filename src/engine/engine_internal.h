@@ -120,7 +120,13 @@ struct engine_conn {
 	uint32_t tq_len;
 };
 
+/* The oldest UCX API the engine is written against: what it tells
+ * ucp_init_version, and the floor of the package's libucx0 Depends. */
+#define ENGINE_UCP_API_MAJOR 1
+#define ENGINE_UCP_API_MINOR 12
+
 #define ENGINE_MAX_LISTENERS 8
+
 /* Sockets per listener whose request has not arrived yet (the oldest is
  * dropped to make room for a new one). */
 #define ENGINE_CM_MAX_PRE 16
