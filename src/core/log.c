@@ -61,7 +61,7 @@ SDK_LOG_REGISTER(SOFTDOCA::LOG)
 #define LOG_LINE_MAX 2048
 #define LOG_MAX_SOURCES 1024
 /* Backends of each class (program, SDK) a process may create. */
-#define LOG_MAX_BACKENDS 64
+#define LOG_MAX_BACKENDS 128
 #define LOG_TRUNC_MARK "..."
 #define LOG_ENV_LEVEL "DOCA_LOG_LEVEL"
 #define LOG_SDK_DEFAULT DOCA_LOG_LEVEL_INFO
