@@ -37,6 +37,16 @@ enum doca_log_level {
  * the process exits. */
 struct doca_log_backend;
 
+/* Room for a logger name with its terminating NUL; longer source names are
+ * cut to DOCA_LOGGER_NAME_SIZE - 1 characters when registered. */
+#define DOCA_LOGGER_NAME_SIZE 256
+
+/* A logger: one registered log source. Loggers form a tree by their names'
+ * "::" parts ("A::B" lies under "A"). Each has its own level (TRACE when
+ * registered): its messages more verbose than that are dropped before any
+ * backend's limits are looked at. */
+struct doca_logger;
+
 /* Called by a buffer backend with the formatted line. */
 typedef void (*log_flush_callback)(char *buf);
 
@@ -129,6 +139,47 @@ doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level);
 
 DOCA_EXPERIMENTAL
 uint32_t doca_log_level_get_global_sdk_limit(void);
+
+/* How many program backends (or SDK backends) a process may create; the
+ * create calls answer DOCA_ERROR_NO_MEMORY past it. The standard backend
+ * counts as one program backend. */
+DOCA_EXPERIMENTAL
+uint32_t doca_log_get_max_num_backends(void);
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_get_max_num_backends_sdk(void);
+
+/* A NULL-terminated array of the loggers under logger (NULL: every
+ * logger), logger itself left out; depth 0 takes all of them, depth N those
+ * at most N name parts deeper (from the top, names of at most N parts).
+ * Free it with doca_logger_destroy_list. Errors: INVALID_VALUE (NULL
+ * output), NOT_FOUND (logger is not registered), NO_MEMORY. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_create_list(const struct doca_logger *logger, uint8_t depth,
+				     struct doca_logger ***logger_list, uint32_t *nb_loggers);
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_destroy_list(struct doca_logger **logger_list);
+
+/* Set logger's level (10..70); with propagate, every logger under it too.
+ * logger NULL with propagate sets every logger. Errors: INVALID_VALUE (bad
+ * level, NULL without propagate), NOT_FOUND (logger is not registered). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_set_level(struct doca_logger *logger, int level, uint8_t propagate);
+
+/* Errors: INVALID_VALUE (NULL), NOT_FOUND (logger is not registered). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_get_level(const struct doca_logger *logger, int *level);
+
+/* Copy the logger's name into name. Errors: INVALID_VALUE (NULL, or not a
+ * registered logger). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_get_name(const struct doca_logger *logger, char name[DOCA_LOGGER_NAME_SIZE]);
+
+/* The logger of a list from doca_logger_create_list with this name, or
+ * NULL. */
+DOCA_EXPERIMENTAL
+struct doca_logger *doca_logger_find_by_name(struct doca_logger **logger_list, const char *name);
 
 /* Log with a full doca_log_level value. */
 #define DOCA_LOG(level, format, ...) \

@@ -42,6 +42,41 @@ cc -std=c11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/std.c" -o "$tmp/std.o" 2>"$t
 c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/std.cpp" -o "$tmp/std.o" 2>"$tmp/err" ||
 	{ echo "FAIL: PRIu64 with only DOCA headers, as C++"; cat "$tmp/err"; fail=1; }
 
+# The set NVIDIA's cache_invalidate sample includes, together, and the
+# names it and clock_cross_timestamp use.
+cat >"$tmp/core.c" <<'SRC'
+#include <doca_mmap.h>
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dma.h>
+#include <doca_types.h>
+#include <doca_log.h>
+#include <doca_pe.h>
+#include <doca_mmap_advise.h>
+#include <doca_buf_array.h>
+#include <doca_clock.h>
+static void on_inv(struct doca_mmap_advise_task_invalidate_cache *t, union doca_data a, union doca_data b)
+{
+	(void)t; (void)a; (void)b;
+}
+doca_mmap_advise_task_invalidate_cache_completion_cb_t softdoca_core_cb = on_inv;
+doca_dpa_dev_buf_arr_t softdoca_core_arr;
+const uint64_t softdoca_core_clocks = DOCA_CLOCK_NIC_FREE_RUNNING | DOCA_CLOCK_NIC_REAL_TIME |
+	DOCA_CLOCK_NIC_DPA_TIMER | DOCA_CLOCK_HOST_COUNTER_CYCLES | DOCA_CLOCK_HOST_REAL_TIME |
+	DOCA_CLOCK_HOST_MONOTONIC | DOCA_CLOCK_HOST_MONOTONIC_RAW;
+union doca_clock_timespec_t softdoca_core_ts;
+char softdoca_core_name[DOCA_LOGGER_NAME_SIZE];
+struct doca_logger *softdoca_core_logger;
+SRC
+cp "$tmp/core.c" "$tmp/core.cpp"
+for def in "" "-DDOCA_ALLOW_EXPERIMENTAL_API"; do
+	cc -std=c11 -Wall -Wextra -Werror $def -I"$inc" -c "$tmp/core.c" -o "$tmp/core.o" 2>"$tmp/err" ||
+		{ echo "FAIL: the core headers together, as C $def"; cat "$tmp/err"; fail=1; }
+	c++ -std=c++11 -Wall -Wextra -Werror $def -I"$inc" -c "$tmp/core.cpp" -o "$tmp/core.o" 2>"$tmp/err" ||
+		{ echo "FAIL: the core headers together, as C++ $def"; cat "$tmp/err"; fail=1; }
+done
+
 cat >"$tmp/exp.c" <<'SRC'
 #include <doca_version.h>
 const char *f(void) { return doca_version_runtime(); }

@@ -60,6 +60,8 @@ SDK_LOG_REGISTER(SOFTDOCA::LOG)
 
 #define LOG_LINE_MAX 2048
 #define LOG_MAX_SOURCES 1024
+/* Backends of each class (program, SDK) a process may create. */
+#define LOG_MAX_BACKENDS 128
 #define LOG_TRUNC_MARK "..."
 #define LOG_ENV_LEVEL "DOCA_LOG_LEVEL"
 #define LOG_SDK_DEFAULT DOCA_LOG_LEVEL_INFO
@@ -73,8 +75,9 @@ enum log_source_kind {
 };
 
 struct log_source {
-	_Atomic int kind; /* enum log_source_kind; read without the lock */
-	char *name;	  /* owned; read and written under log_lock */
+	_Atomic int kind;	/* enum log_source_kind; read without the lock */
+	_Atomic uint32_t level; /* the logger's own level: more verbose messages are dropped */
+	char *name;		/* owned; read and written under log_lock */
 };
 
 enum log_backend_type {
@@ -119,6 +122,7 @@ static struct log_source log_sources[LOG_MAX_SOURCES];
 
 static struct doca_log_backend *backend_head; /* creation order */
 static struct doca_log_backend *backend_tail;
+static uint32_t num_backends[2]; /* [0] program, [1] SDK; under log_lock */
 static bool standard_created;
 
 /* Stands in for SDK backends until the program creates one. */
@@ -312,7 +316,8 @@ static doca_error_t source_register(const char *name, enum log_source_kind kind,
 		LOG_CALLER_ERR(caller, "id output pointer is NULL (source \"%s\")", name);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	copy = strdup(name);
+	/* DOCA keeps at most DOCA_LOGGER_NAME_SIZE - 1 characters of a name. */
+	copy = strndup(name, DOCA_LOGGER_NAME_SIZE - 1);
 	if (copy == NULL) {
 		LOG_CALLER_ERR(caller, "no memory for source name \"%s\"", name);
 		return DOCA_ERROR_NO_MEMORY;
@@ -325,6 +330,7 @@ static doca_error_t source_register(const char *name, enum log_source_kind kind,
 	}
 	if (id < LOG_MAX_SOURCES) {
 		log_sources[id].name = copy;
+		atomic_store(&log_sources[id].level, (uint32_t)DOCA_LOG_LEVEL_TRACE);
 		atomic_store(&log_sources[id].kind, kind);
 	}
 	pthread_mutex_unlock(&log_lock);
@@ -565,6 +571,9 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	sdk = source_kind(source) == LOG_SOURCE_SDK;
+	if (source_kind(source) != LOG_SOURCE_FREE &&
+	    level > atomic_load_explicit(&log_sources[source].level, memory_order_relaxed))
+		return DOCA_SUCCESS;
 	if (level == DOCA_LOG_LEVEL_DISABLE ||
 	    level > atomic_load_explicit(sdk ? &sdk_verbosity : &program_verbosity, memory_order_relaxed))
 		return DOCA_SUCCESS;
@@ -625,10 +634,27 @@ SOFTDOCA_EXPORT bool softdoca_log_rate_allow_now(struct softdoca_log_rate *rate,
 
 /* ---- creating backends ------------------------------------------------- */
 
-/* Fill in the limits, link b in, and hand it out. Takes ownership of b. */
-static void backend_add(struct doca_log_backend *b, struct doca_log_backend **backend_out)
+static void backend_free(struct doca_log_backend *b)
+{
+	free(b->ident);
+	free(b);
+}
+
+/* Fill in the limits, link b in, and hand it out. Takes ownership of b:
+ * frees it when its class already has LOG_MAX_BACKENDS backends. */
+static doca_error_t backend_add(struct doca_log_backend *b, struct doca_log_backend **backend_out,
+				const char *caller)
 {
 	pthread_mutex_lock(&log_lock);
+	if (num_backends[b->sdk] >= LOG_MAX_BACKENDS) {
+		pthread_mutex_unlock(&log_lock);
+		LOG_CALLER_ERR(caller, "all %d %s log backends are taken", LOG_MAX_BACKENDS, b->sdk ? "SDK" : "program");
+		backend_free(b);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	num_backends[b->sdk]++;
+	if (b->type == LOG_BACKEND_SYSLOG)
+		openlog(b->ident, LOG_PID, LOG_USER);
 	b->next = NULL;
 	b->lower = b->sdk ? atomic_load(&sdk_limit) : atomic_load(&global_lower);
 	b->upper = b->sdk ? (uint32_t)DOCA_LOG_LEVEL_CRIT : atomic_load(&global_upper);
@@ -643,6 +669,7 @@ static void backend_add(struct doca_log_backend *b, struct doca_log_backend **ba
 	pthread_mutex_unlock(&log_lock);
 	if (backend_out != NULL)
 		*backend_out = b;
+	return DOCA_SUCCESS;
 }
 
 static struct doca_log_backend *backend_alloc(enum log_backend_type type, bool sdk, const char *caller)
@@ -682,8 +709,7 @@ static doca_error_t create_with_file(FILE *fptr, bool sdk, struct doca_log_backe
 	if (b == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	b->file = fptr;
-	backend_add(b, backend);
-	return DOCA_SUCCESS;
+	return backend_add(b, backend, caller);
 }
 
 static doca_error_t create_with_fd(int fd, bool sdk, struct doca_log_backend **backend, const char *caller)
@@ -700,8 +726,7 @@ static doca_error_t create_with_fd(int fd, bool sdk, struct doca_log_backend **b
 	if (b == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	b->fd = fd;
-	backend_add(b, backend);
-	return DOCA_SUCCESS;
+	return backend_add(b, backend, caller);
 }
 
 static doca_error_t create_with_buf(char *buf, size_t capacity, log_flush_callback handler, bool sdk,
@@ -722,8 +747,7 @@ static doca_error_t create_with_buf(char *buf, size_t capacity, log_flush_callba
 	b->buf = buf;
 	b->capacity = capacity;
 	b->handler = handler;
-	backend_add(b, backend);
-	return DOCA_SUCCESS;
+	return backend_add(b, backend, caller);
 }
 
 /* syslog has one identity per process: a second syslog backend renames the
@@ -748,9 +772,7 @@ static doca_error_t create_with_syslog(const char *name, bool sdk, struct doca_l
 		free(b);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	openlog(b->ident, LOG_PID, LOG_USER);
-	backend_add(b, backend);
-	return DOCA_SUCCESS;
+	return backend_add(b, backend, caller);
 }
 
 /* Creating it twice would print every line twice, so later calls do
@@ -776,7 +798,12 @@ doca_error_t doca_log_backend_create_standard(void)
 		pthread_mutex_unlock(&log_lock);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	backend_add(b, NULL);
+	if (backend_add(b, NULL, __func__) != DOCA_SUCCESS) {
+		pthread_mutex_lock(&log_lock);
+		standard_created = false;
+		pthread_mutex_unlock(&log_lock);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -1000,4 +1027,217 @@ SOFTDOCA_EXPORT doca_error_t softdoca_log_reload_env(void)
 	}
 	sdk_limit_apply(level, true);
 	return DOCA_SUCCESS;
+}
+
+/* ---- loggers ------------------------------------------------------------
+ * A logger is a registered source (program or SDK), named by its source
+ * name. Names form a tree at their "::" separators: "A::B::C" is a
+ * descendant of "A" and of "A::B", at depth 2 and 1 below them; a list from
+ * the top (logger NULL) counts depth from the root, so depth 1 there means
+ * one-part names. A logger's own level (TRACE at registration) drops its
+ * messages that are more verbose before any backend sees them.
+ */
+
+static struct doca_logger *logger_of(struct log_source *src)
+{
+	return (struct doca_logger *)(void *)src;
+}
+
+/* The source behind a logger pointer, or NULL if it is not one of ours or
+ * no longer registered. Never dereferences a pointer outside the table. */
+static struct log_source *logger_source(const struct doca_logger *logger)
+{
+	uintptr_t p = (uintptr_t)logger;
+	uintptr_t first = (uintptr_t)&log_sources[1];
+	uintptr_t end = (uintptr_t)&log_sources[LOG_MAX_SOURCES];
+	struct log_source *src;
+
+	if (p < first || p >= end || (p - first) % sizeof(struct log_source) != 0)
+		return NULL;
+	src = (struct log_source *)(void *)p;
+	return atomic_load(&src->kind) == LOG_SOURCE_FREE ? NULL : src;
+}
+
+static unsigned int name_depth(const char *name)
+{
+	unsigned int n = 1;
+
+	for (const char *s = strstr(name, "::"); s != NULL; s = strstr(s + 2, "::"))
+		n++;
+	return n;
+}
+
+/* True when name lies under root in the tree (root NULL: the top). */
+static bool name_under(const char *name, const char *root)
+{
+	size_t len;
+
+	if (root == NULL)
+		return true;
+	len = strlen(root);
+	return strncmp(name, root, len) == 0 && strncmp(name + len, "::", 2) == 0;
+}
+
+/* Caller holds log_lock. */
+static bool logger_selected(const struct log_source *src, const struct log_source *root, uint8_t depth)
+{
+	const char *root_name = root == NULL ? NULL : root->name;
+	unsigned int root_depth = root == NULL ? 0 : name_depth(root->name);
+
+	if (atomic_load(&src->kind) == LOG_SOURCE_FREE || !name_under(src->name, root_name))
+		return false;
+	return depth == 0 || name_depth(src->name) - root_depth <= depth;
+}
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_get_max_num_backends(void)
+{
+	return LOG_MAX_BACKENDS;
+}
+
+DOCA_EXPERIMENTAL
+uint32_t doca_log_get_max_num_backends_sdk(void)
+{
+	return LOG_MAX_BACKENDS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_create_list(const struct doca_logger *logger, uint8_t depth,
+				     struct doca_logger ***logger_list, uint32_t *nb_loggers)
+{
+	struct log_source *root = NULL;
+	struct doca_logger **list;
+	uint32_t n = 0, i;
+	int id;
+
+	log_ensure_init();
+	if (logger_list == NULL || nb_loggers == NULL) {
+		SDK_LOG_ERR("doca_logger_create_list: %s output pointer is NULL", logger_list == NULL ? "list" : "count");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&log_lock);
+	if (logger != NULL && (root = logger_source(logger)) == NULL) {
+		pthread_mutex_unlock(&log_lock);
+		SDK_LOG_ERR("doca_logger_create_list: %p is not a registered logger", (const void *)logger);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	for (id = 1; id < LOG_MAX_SOURCES; id++)
+		n += logger_selected(&log_sources[id], root, depth);
+	/* NULL-terminated: doca_logger_find_by_name is given no length. */
+	list = calloc(n + 1, sizeof(*list));
+	if (list == NULL) {
+		pthread_mutex_unlock(&log_lock);
+		SDK_LOG_ERR("doca_logger_create_list: no memory for a list of %u loggers", n);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	for (id = 1, i = 0; id < LOG_MAX_SOURCES && i < n; id++) {
+		if (logger_selected(&log_sources[id], root, depth))
+			list[i++] = logger_of(&log_sources[id]);
+	}
+	pthread_mutex_unlock(&log_lock);
+	*logger_list = list;
+	*nb_loggers = n;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_destroy_list(struct doca_logger **logger_list)
+{
+	if (logger_list == NULL) {
+		SDK_LOG_ERR("doca_logger_destroy_list: logger_list is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	free(logger_list);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_set_level(struct doca_logger *logger, int level, uint8_t propagate)
+{
+	struct log_source *root = NULL;
+	int id;
+
+	log_ensure_init();
+	if (level < 0 || level_check((uint32_t)level, __func__) != DOCA_SUCCESS) {
+		if (level < 0)
+			SDK_LOG_ERR("doca_logger_set_level: %d is not a log level", level);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (logger == NULL && !propagate) {
+		SDK_LOG_ERR("doca_logger_set_level: a NULL logger (every logger) needs propagate set");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&log_lock);
+	if (logger != NULL && (root = logger_source(logger)) == NULL) {
+		pthread_mutex_unlock(&log_lock);
+		SDK_LOG_ERR("doca_logger_set_level: %p is not a registered logger", (void *)logger);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	if (root != NULL)
+		atomic_store(&root->level, (uint32_t)level);
+	for (id = 1; propagate && id < LOG_MAX_SOURCES; id++) {
+		if (logger_selected(&log_sources[id], root, 0))
+			atomic_store(&log_sources[id].level, (uint32_t)level);
+	}
+	pthread_mutex_unlock(&log_lock);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_get_level(const struct doca_logger *logger, int *level)
+{
+	struct log_source *src;
+
+	if (logger == NULL || level == NULL) {
+		SDK_LOG_ERR("doca_logger_get_level: %s is NULL", logger == NULL ? "logger" : "level output");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	src = logger_source(logger);
+	if (src == NULL) {
+		SDK_LOG_ERR("doca_logger_get_level: %p is not a registered logger", (const void *)logger);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	*level = (int)atomic_load(&src->level);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_logger_get_name(const struct doca_logger *logger, char name[DOCA_LOGGER_NAME_SIZE])
+{
+	struct log_source *src;
+
+	if (logger == NULL || name == NULL) {
+		SDK_LOG_ERR("doca_logger_get_name: %s is NULL", logger == NULL ? "logger" : "name buffer");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&log_lock);
+	src = logger_source(logger);
+	if (src != NULL)
+		snprintf(name, DOCA_LOGGER_NAME_SIZE, "%s", src->name);
+	pthread_mutex_unlock(&log_lock);
+	if (src == NULL) {
+		SDK_LOG_ERR("doca_logger_get_name: %p is not a registered logger", (const void *)logger);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+struct doca_logger *doca_logger_find_by_name(struct doca_logger **logger_list, const char *name)
+{
+	struct doca_logger *found = NULL;
+
+	if (logger_list == NULL || name == NULL) {
+		SDK_LOG_ERR("doca_logger_find_by_name: %s is NULL", logger_list == NULL ? "logger_list" : "name");
+		return NULL;
+	}
+	pthread_mutex_lock(&log_lock);
+	for (size_t i = 0; logger_list[i] != NULL && found == NULL; i++) {
+		struct log_source *src = logger_source(logger_list[i]);
+
+		if (src != NULL && strcmp(src->name, name) == 0)
+			found = logger_list[i];
+	}
+	pthread_mutex_unlock(&log_lock);
+	return found;
 }

@@ -24,6 +24,7 @@ FIXTURES = {
     'doca_dma', 'doca_rdma', 'doca_sync_event', 'doca_argp_param', 'doca_argp_cmd',
     'doca_task', 'doca_dma_task_memcpy', 'doca_rdma_connection', 'doca_rdma_task_send',
     'doca_rdma_task_receive', 'doca_rdma_task_write',
+    'doca_mmap_advise', 'doca_mmap_advise_task_invalidate_cache', 'doca_buf_arr', 'doca_clock',
 }
 
 
@@ -43,6 +44,8 @@ def parse(paths):
 def param_type(p):
     if p == '...':
         return p
+    if p.endswith(']'):  # an array parameter, "char name[N]": a pointer in C
+        return re.sub(r'\b\w+\s*\[[^]]*\]$', '', p).strip() + ' *'
     return re.sub(r'\b\w+$', '', p).strip() if not p.endswith('*') else p
 
 

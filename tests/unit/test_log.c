@@ -865,6 +865,206 @@ static void test_standard_backend(void **state)
 	assert_null(strstr(strstr(out, "std-info") + 1, "std-info"));
 }
 
+/* ---- loggers ------------------------------------------------------------- */
+
+static int tl_root = -1, tl_a = -1, tl_ab = -1, tl_c = -1;
+
+static void loggers_register(void)
+{
+	if (tl_root > 0)
+		return;
+	assert_int_equal(doca_log_register_source("TLOG", &tl_root), DOCA_SUCCESS);
+	assert_int_equal(doca_log_register_source("TLOG::A", &tl_a), DOCA_SUCCESS);
+	assert_int_equal(doca_log_register_source("TLOG::A::B", &tl_ab), DOCA_SUCCESS);
+	assert_int_equal(doca_log_register_source("TLOG::C", &tl_c), DOCA_SUCCESS);
+}
+
+/* The logger of that name, from the full list. */
+static struct doca_logger *logger_named(const char *name)
+{
+	struct doca_logger **list = NULL, *found;
+	uint32_t nb = 0;
+
+	assert_int_equal(doca_logger_create_list(NULL, 0, &list, &nb), DOCA_SUCCESS);
+	found = doca_logger_find_by_name(list, name);
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+	return found;
+}
+
+static bool list_has(struct doca_logger **list, const char *name)
+{
+	return doca_logger_find_by_name(list, name) != NULL;
+}
+
+static void test_logger_lists(void **state)
+{
+	struct doca_logger **list = NULL;
+	struct doca_logger *root, *a;
+	char name[DOCA_LOGGER_NAME_SIZE];
+	uint32_t nb = 0;
+
+	(void)state;
+	loggers_register();
+	/* everything, NULL-terminated, the program's and the SDK's sources */
+	assert_int_equal(doca_logger_create_list(NULL, 0, &list, &nb), DOCA_SUCCESS);
+	assert_true(nb >= 6);
+	assert_null(list[nb]);
+	assert_true(list_has(list, "TLOG") && list_has(list, "TLOG::A::B") && list_has(list, "TEST::SDK"));
+	assert_true(list_has(list, "TEST::LOG::UNIT"));
+	assert_null(doca_logger_find_by_name(list, "TLOG::NOPE"));
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+
+	/* from the top, depth 1: one-part names only */
+	assert_int_equal(doca_logger_create_list(NULL, 1, &list, &nb), DOCA_SUCCESS);
+	assert_true(list_has(list, "TLOG"));
+	assert_false(list_has(list, "TLOG::A"));
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+
+	root = logger_named("TLOG");
+	assert_non_null(root);
+	assert_int_equal(doca_logger_get_name(root, name), DOCA_SUCCESS);
+	assert_string_equal(name, "TLOG");
+	/* under TLOG: itself left out */
+	assert_int_equal(doca_logger_create_list(root, 0, &list, &nb), DOCA_SUCCESS);
+	assert_int_equal(nb, 3);
+	assert_true(list_has(list, "TLOG::A") && list_has(list, "TLOG::A::B") && list_has(list, "TLOG::C"));
+	assert_false(list_has(list, "TLOG"));
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+	assert_int_equal(doca_logger_create_list(root, 1, &list, &nb), DOCA_SUCCESS);
+	assert_int_equal(nb, 2);
+	assert_false(list_has(list, "TLOG::A::B"));
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+	a = logger_named("TLOG::A");
+	assert_int_equal(doca_logger_create_list(a, 0, &list, &nb), DOCA_SUCCESS);
+	assert_int_equal(nb, 1);
+	assert_non_null(doca_logger_find_by_name(list, "TLOG::A::B"));
+	assert_int_equal(doca_logger_destroy_list(list), DOCA_SUCCESS);
+}
+
+static void test_logger_levels(void **state)
+{
+	static struct capture c;
+	struct doca_logger *root, *a, *ab, *c_log;
+	int level = 0;
+
+	(void)state;
+	loggers_register();
+	capture_backend(&c, false);
+	assert_int_equal(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	root = logger_named("TLOG");
+	a = logger_named("TLOG::A");
+	ab = logger_named("TLOG::A::B");
+	c_log = logger_named("TLOG::C");
+	assert_int_equal(doca_logger_get_level(a, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_TRACE);
+
+	/* one logger only */
+	assert_int_equal(doca_logger_set_level(a, DOCA_LOG_LEVEL_WARNING, 0), DOCA_SUCCESS);
+	assert_int_equal(doca_logger_get_level(a, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_WARNING);
+	assert_int_equal(doca_logger_get_level(ab, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_TRACE);
+	doca_log(DOCA_LOG_LEVEL_INFO, tl_a, __FILE__, __LINE__, __func__, "a-info-dropped");
+	doca_log(DOCA_LOG_LEVEL_WARNING, tl_a, __FILE__, __LINE__, __func__, "a-warn-kept");
+	doca_log(DOCA_LOG_LEVEL_INFO, tl_ab, __FILE__, __LINE__, __func__, "ab-info-kept");
+	assert_false(has(&c, "a-info-dropped"));
+	assert_true(has(&c, "a-warn-kept"));
+	assert_true(has(&c, "ab-info-kept"));
+
+	/* a subtree */
+	assert_int_equal(doca_logger_set_level(root, DOCA_LOG_LEVEL_ERROR, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_logger_get_level(c_log, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_ERROR);
+	assert_int_equal(doca_logger_get_level(ab, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_ERROR);
+	doca_log(DOCA_LOG_LEVEL_WARNING, tl_ab, __FILE__, __LINE__, __func__, "ab-warn-dropped");
+	assert_false(has(&c, "ab-warn-dropped"));
+
+	/* every logger */
+	assert_int_equal(doca_logger_set_level(NULL, DOCA_LOG_LEVEL_TRACE, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_logger_get_level(ab, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_TRACE);
+	assert_int_equal(doca_logger_get_level(root, &level), DOCA_SUCCESS);
+	assert_int_equal(level, DOCA_LOG_LEVEL_TRACE);
+	doca_log(DOCA_LOG_LEVEL_WARNING, tl_ab, __FILE__, __LINE__, __func__, "ab-warn-back");
+	assert_true(has(&c, "ab-warn-back"));
+	restore_globals();
+}
+
+static void test_logger_bad_args(void **state)
+{
+	struct doca_logger **list = NULL;
+	struct doca_logger *bogus = (struct doca_logger *)(void *)&tl_root;
+	char name[DOCA_LOGGER_NAME_SIZE];
+	char longname[300];
+	uint32_t nb = 0;
+	int level = 0, src = -1;
+	struct doca_logger *gone;
+
+	(void)state;
+	loggers_register();
+	assert_int_equal(doca_logger_create_list(NULL, 0, NULL, &nb), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_create_list(NULL, 0, &list, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_create_list(bogus, 0, &list, &nb), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(doca_logger_destroy_list(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_set_level(NULL, DOCA_LOG_LEVEL_INFO, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_set_level(NULL, 5, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_set_level(NULL, -50, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_set_level(bogus, DOCA_LOG_LEVEL_INFO, 0), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(doca_logger_get_level(bogus, &level), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(doca_logger_get_level(NULL, &level), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_get_name(bogus, name), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_logger_get_name(NULL, name), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_logger_find_by_name(NULL, "TLOG"));
+
+	/* a name longer than DOCA_LOGGER_NAME_SIZE - 1 is cut */
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	memcpy(longname, "TLONG", 5);
+	assert_int_equal(doca_log_register_source(longname, &src), DOCA_SUCCESS);
+	longname[DOCA_LOGGER_NAME_SIZE - 1] = '\0';
+	gone = logger_named(longname);
+	assert_non_null(gone);
+	assert_int_equal(doca_logger_get_name(gone, name), DOCA_SUCCESS);
+	assert_int_equal(strlen(name), DOCA_LOGGER_NAME_SIZE - 1);
+	/* an unregistered source is no logger any more */
+	assert_int_equal(doca_log_unregister_source(src), DOCA_SUCCESS);
+	assert_int_equal(doca_logger_get_level(gone, &level), DOCA_ERROR_NOT_FOUND);
+	assert_null(logger_named(longname));
+}
+
+/* For backends whose lines nobody reads. */
+static void discard_cb(char *buf)
+{
+	(void)buf;
+}
+
+/* Runs last: it uses up every backend slot. */
+static void test_max_backends(void **state)
+{
+	static char buf[256];
+	struct doca_log_backend *b = NULL;
+	uint32_t max = doca_log_get_max_num_backends();
+	uint32_t made = 0;
+	doca_error_t err;
+
+	(void)state;
+	assert_true(max > 0);
+	assert_int_equal(doca_log_get_max_num_backends_sdk(), max);
+	while ((err = doca_log_backend_create_with_buf(buf, sizeof(buf), discard_cb, &b)) == DOCA_SUCCESS)
+		assert_true(++made <= max);
+	assert_int_equal(err, DOCA_ERROR_NO_MEMORY);
+	assert_true(made > 0);
+	assert_int_equal(doca_log_backend_create_with_fd(STDERR_FILENO, &b), DOCA_ERROR_NO_MEMORY);
+	/* the SDK class has its own slots */
+	assert_int_equal(doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), discard_cb, &b), DOCA_SUCCESS);
+	made = 1;
+	while ((err = doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), discard_cb, &b)) == DOCA_SUCCESS)
+		assert_true(++made <= max);
+	assert_int_equal(err, DOCA_ERROR_NO_MEMORY);
+	assert_int_equal(doca_log_backend_create_with_syslog_sdk("softdoca-test", &b), DOCA_ERROR_NO_MEMORY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -886,7 +1086,11 @@ int main(void)
 		cmocka_unit_test(test_rate_limit_logic),
 		cmocka_unit_test(test_rate_limit_threads),
 		cmocka_unit_test(test_rate_limit_macro),
-		cmocka_unit_test(test_standard_backend), /* last */
+		cmocka_unit_test(test_logger_lists),
+		cmocka_unit_test(test_logger_levels),
+		cmocka_unit_test(test_logger_bad_args),
+		cmocka_unit_test(test_standard_backend), /* last but one */
+		cmocka_unit_test(test_max_backends),	 /* last: fills every backend slot */
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, NULL);

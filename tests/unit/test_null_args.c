@@ -29,13 +29,16 @@
 
 #include <doca_argp.h>
 #include <doca_buf.h>
+#include <doca_buf_array.h>
 #include <doca_buf_inventory.h>
+#include <doca_clock.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_error.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
+#include <doca_mmap_advise.h>
 #include <doca_pe.h>
 #include <doca_rdma.h>
 #include <doca_rdma_bridge.h>
@@ -64,6 +67,9 @@ static struct {
 	struct doca_sync_event *sync_event;
 	struct doca_argp_param *argp_param;
 	struct doca_argp_cmd *argp_cmd;
+	struct doca_mmap_advise *mmap_advise;
+	struct doca_buf_arr *buf_arr;
+	struct doca_clock *clock;
 	/* the running round only: */
 	struct doca_task *task; /* the memcpy task */
 	struct doca_dma_task_memcpy *dma_task_memcpy;
@@ -71,6 +77,7 @@ static struct {
 	struct doca_rdma_task_send *rdma_task_send;
 	struct doca_rdma_task_receive *rdma_task_receive;
 	struct doca_rdma_task_write *rdma_task_write;
+	struct doca_mmap_advise_task_invalidate_cache *mmap_advise_task_invalidate_cache;
 	struct doca_devinfo **list;
 } fx;
 
@@ -106,11 +113,16 @@ static const struct nc_exception nc_exceptions[] = {
 	{"doca_mmap_set_free_cb", 2, -1, DOCA_SUCCESS, DOCA_SUCCESS, "opaque is the user's, passed back as is"},
 	/* private data is optional; an exported (not CM) connection cannot be accepted */
 	{"doca_rdma_connection_accept", 1, -1, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE, "optional"},
+	{"doca_logger_create_list", 0, -1, DOCA_SUCCESS, DOCA_SUCCESS, "NULL logger: the top of the tree (header)"},
 };
 
 /* Features a soft device does not have: these answer NOT_SUPPORTED (with a
  * log line) before looking at their arguments, so NULL cannot hurt them. */
 static const char *const nc_unsupported[] = {
+	"doca_buf_arr_get_dpa_handle",
+	"doca_buf_arr_get_gpu_handle",
+	"doca_buf_arr_set_target_dpa",
+	"doca_buf_arr_set_target_gpu",
 	"doca_ctx_cap_get_num_completion_vectors",
 	"doca_ctx_set_completion_vector",
 	"doca_ctx_set_datapath_on_dpa",
@@ -443,7 +455,9 @@ static void fixtures_create(void)
 	    doca_rdma_create(fx.dev, &fx.rdma) != DOCA_SUCCESS || doca_sync_event_create(&fx.sync_event) != DOCA_SUCCESS ||
 	    doca_argp_init("test_null_args", scratch) != DOCA_SUCCESS ||
 	    doca_argp_param_create(&fx.argp_param) != DOCA_SUCCESS ||
-	    doca_argp_cmd_create(&fx.argp_cmd) != DOCA_SUCCESS) {
+	    doca_argp_cmd_create(&fx.argp_cmd) != DOCA_SUCCESS ||
+	    doca_mmap_advise_create(fx.dev, &fx.mmap_advise) != DOCA_SUCCESS ||
+	    doca_buf_arr_create(4, &fx.buf_arr) != DOCA_SUCCESS || doca_clock_create(fx.dev, &fx.clock) != DOCA_SUCCESS) {
 		fprintf(stderr, "fixture setup failed\n");
 		exit(1);
 	}
@@ -451,6 +465,14 @@ static void fixtures_create(void)
 }
 
 static void on_memcpy(struct doca_dma_task_memcpy *task, union doca_data tud, union doca_data cud)
+{
+	(void)task;
+	(void)tud;
+	(void)cud;
+}
+
+static void on_invalidate(struct doca_mmap_advise_task_invalidate_cache *task, union doca_data tud,
+			  union doca_data cud)
 {
 	(void)task;
 	(void)tud;
@@ -486,6 +508,7 @@ static void fixtures_start(void)
 	const void *details = NULL;
 	size_t details_len = 0;
 	struct doca_ctx *rctx = doca_rdma_as_ctx(fx.rdma);
+	struct doca_ctx *actx = doca_mmap_advise_as_ctx(fx.mmap_advise);
 
 	if (doca_dma_task_memcpy_set_conf(fx.dma, on_memcpy, on_memcpy, 4) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(fx.pe, fx.ctx) != DOCA_SUCCESS || doca_ctx_start(fx.ctx) != DOCA_SUCCESS ||
@@ -503,7 +526,12 @@ static void fixtures_start(void)
 		    DOCA_SUCCESS ||
 	    doca_rdma_task_receive_allocate_init(fx.rdma, fx.buf, ud, &fx.rdma_task_receive) != DOCA_SUCCESS ||
 	    doca_rdma_task_write_allocate_init(fx.rdma, fx.rdma_connection, fx.buf, fx.buf, ud,
-					       &fx.rdma_task_write) != DOCA_SUCCESS) {
+					       &fx.rdma_task_write) != DOCA_SUCCESS ||
+	    doca_mmap_advise_task_invalidate_cache_set_conf(fx.mmap_advise, on_invalidate, on_invalidate, 4) !=
+		    DOCA_SUCCESS ||
+	    doca_pe_connect_ctx(fx.pe, actx) != DOCA_SUCCESS || doca_ctx_start(actx) != DOCA_SUCCESS ||
+	    doca_mmap_advise_task_invalidate_cache_alloc_init(fx.mmap_advise, fx.buf, ud,
+							      &fx.mmap_advise_task_invalidate_cache) != DOCA_SUCCESS) {
 		fprintf(stderr, "running fixture setup failed\n");
 		exit(1);
 	}
@@ -532,9 +560,14 @@ static int fixtures_destroy(void)
 	doca_task_free(doca_rdma_task_send_as_task(fx.rdma_task_send));
 	doca_task_free(doca_rdma_task_receive_as_task(fx.rdma_task_receive));
 	doca_task_free(doca_rdma_task_write_as_task(fx.rdma_task_write));
+	doca_task_free(doca_mmap_advise_task_invalidate_cache_as_doca_task(fx.mmap_advise_task_invalidate_cache));
 	fixture_ctx_stop(fx.ctx);
 	fixture_ctx_stop(doca_rdma_as_ctx(fx.rdma));
 	fixture_ctx_stop(doca_sync_event_as_ctx(fx.sync_event));
+	fixture_ctx_stop(doca_mmap_advise_as_ctx(fx.mmap_advise));
+	bad += doca_mmap_advise_destroy(fx.mmap_advise) != DOCA_SUCCESS;
+	bad += doca_buf_arr_destroy(fx.buf_arr) != DOCA_SUCCESS;
+	bad += doca_clock_destroy(fx.clock) != DOCA_SUCCESS;
 	bad += doca_dma_destroy(fx.dma) != DOCA_SUCCESS;
 	bad += doca_rdma_destroy(fx.rdma) != DOCA_SUCCESS;
 	bad += doca_sync_event_destroy(fx.sync_event) != DOCA_SUCCESS;
