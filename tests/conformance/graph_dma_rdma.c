@@ -10,6 +10,7 @@
  * the peer":
  *
  *     WRITE(4 KiB) --> SEND("round r") --> WRITE_IMM(256 B, imm = r) --+
+ *     SYNC_EVENT_NOTIFY_SET(r + 1) --> SYNC_EVENT_GET ---------------+
  *     READ(4 KiB) ---------------------------------------------------+--> CHECK (user node)
  *     FETCH_ADD(+1) -------------------------------------------------+
  *     DMA memcpy(4 KiB, local) --------------------------------------+
@@ -18,7 +19,7 @@
  * WRITE before it must already be in its memory (RC order); when the
  * write-with-immediate arrives, its bytes and immediate must be there. The
  * user node checks what the initiator got back (read data, the counter's
- * old value, the DMA copy). One instance is resubmitted every round with
+ * old value, the sync event's value, the DMA copy). One instance is resubmitted every round with
  * new data; the tasks' own callbacks must never run.
  *
  * Then a failing graph: a WRITE into a region the target exported
@@ -51,6 +52,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_rdma.h>
+#include <doca_sync_event.h>
 
 #define WAIT_S 30.0
 #define BIG 4096
@@ -73,6 +75,8 @@ struct initiator_mem {
 	uint8_t imm_src[IMM_LEN];
 	uint8_t msg[MSG];
 	uint64_t old;
+	uint64_t ev_set;
+	uint64_t ev_got;
 };
 
 struct side {
@@ -212,6 +216,8 @@ TASK_CB(write_cb, doca_rdma_task_write)
 TASK_CB(read_cb, doca_rdma_task_read)
 TASK_CB(wimm_cb, doca_rdma_task_write_imm)
 TASK_CB(fadd_cb, doca_rdma_task_atomic_fetch_add)
+TASK_CB(evset_cb, doca_rdma_task_remote_net_sync_event_notify_set)
+TASK_CB(evget_cb, doca_rdma_task_remote_net_sync_event_get)
 TASK_CB(dma_cb, doca_dma_task_memcpy)
 
 /* Sends: the marker (user data 0xAAAA) is the one plain task. */
@@ -256,6 +262,10 @@ static doca_error_t check_node(void *cookie)
 	}
 	if (IM->old != g_round) {
 		fprintf(stderr, "graph_dma_rdma: round %u: fetch-add returned %" PRIu64 "\n", g_round, IM->old);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (IM->ev_got != g_round + 1) {
+		fprintf(stderr, "graph_dma_rdma: round %u: sync event get returned %" PRIu64 "\n", g_round, IM->ev_got);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	g_checked++;
@@ -374,6 +384,8 @@ static int side_setup(struct side *s, void *mem, size_t len, bool target)
 		CHECK(doca_rdma_task_read_set_conf(s->rdma, read_cb, read_cb, 1));
 		CHECK(doca_rdma_task_write_imm_set_conf(s->rdma, wimm_cb, wimm_cb, 1));
 		CHECK(doca_rdma_task_atomic_fetch_add_set_conf(s->rdma, fadd_cb, fadd_cb, 1));
+		CHECK(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(s->rdma, evset_cb, evset_cb, 1));
+		CHECK(doca_rdma_task_remote_net_sync_event_get_set_conf(s->rdma, evget_cb, evget_cb, 1));
 	}
 	CHECK(doca_ctx_set_user_data(s->ctx, ud));
 	CHECK(doca_ctx_set_state_changed_cb(s->ctx, state_cb));
@@ -414,6 +426,10 @@ struct plan {
 	struct doca_rdma_task_write_imm *wimm;
 	struct doca_rdma_task_atomic_fetch_add *fadd;
 	struct doca_dma_task_memcpy *copy;
+	struct doca_rdma_task_remote_net_sync_event_notify_set *evset;
+	struct doca_rdma_task_remote_net_sync_event_get *evget;
+	struct doca_sync_event *event;               /* the target's */
+	struct doca_sync_event_remote_net *revent;   /* the initiator's handle on it */
 	struct doca_buf *bufs[16];
 	int nbufs;
 };
@@ -447,9 +463,23 @@ static int remote_mmaps(void)
 	return 0;
 }
 
+static int remote_event(void)
+{
+	const uint8_t *desc;
+	size_t len;
+
+	CHECK(doca_sync_event_create(&P.event));
+	CHECK(doca_sync_event_add_publisher_location_remote_net(P.event));
+	CHECK(doca_sync_event_add_subscriber_location_cpu(P.event, B.dev));
+	CHECK(doca_sync_event_start(P.event));
+	CHECK(doca_sync_event_export_to_remote_net(P.event, &desc, &len));
+	CHECK(doca_sync_event_remote_net_create_from_export(A.dev, desc, len, &P.revent));
+	return 0;
+}
+
 static int build_tasks(void)
 {
-	struct doca_buf *wsrc, *wdst, *msg, *rsrc, *rdst, *isrc, *idst, *cnt, *old, *ddst, *robuf;
+	struct doca_buf *wsrc, *wdst, *msg, *rsrc, *rdst, *isrc, *idst, *cnt, *old, *ddst, *robuf, *evs, *evg;
 	union doca_data none = {.u64 = 0};
 
 	if (buf(A.mmap, IM->wsrc, BIG, true, &wsrc) || buf(P.rmmap, TM->wdst, BIG, false, &wdst) ||
@@ -457,7 +487,8 @@ static int build_tasks(void)
 	    buf(A.mmap, IM->rdst, BIG, false, &rdst) || buf(A.mmap, IM->imm_src, IMM_LEN, true, &isrc) ||
 	    buf(P.rmmap, TM->imm_dst, IMM_LEN, false, &idst) || buf(P.rmmap, &TM->counter, 8, false, &cnt) ||
 	    buf(A.mmap, &IM->old, 8, false, &old) || buf(A.mmap, IM->dma_dst, BIG, false, &ddst) ||
-	    buf(P.ro_rmmap, g_ro, BIG, false, &robuf))
+	    buf(P.ro_rmmap, g_ro, BIG, false, &robuf) || buf(A.mmap, &IM->ev_set, 8, true, &evs) ||
+	    buf(A.mmap, &IM->ev_got, 8, false, &evg))
 		return -1;
 	CHECK(doca_rdma_task_write_allocate_init(A.rdma, A.conn, wsrc, wdst, none, &P.write));
 	CHECK(doca_rdma_task_send_allocate_init(A.rdma, A.conn, msg, none, &P.send));
@@ -465,6 +496,9 @@ static int build_tasks(void)
 	CHECK(doca_rdma_task_write_imm_allocate_init(A.rdma, A.conn, isrc, idst, 0, none, &P.wimm));
 	CHECK(doca_rdma_task_atomic_fetch_add_allocate_init(A.rdma, A.conn, cnt, old, 1, none, &P.fadd));
 	CHECK(doca_dma_task_memcpy_alloc_init(P.dma, wsrc, ddst, none, &P.copy));
+	CHECK(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(A.rdma, A.conn, P.revent, evs, none,
+									      &P.evset));
+	CHECK(doca_rdma_task_remote_net_sync_event_get_allocate_init(A.rdma, A.conn, P.revent, evg, none, &P.evget));
 	CHECK(doca_rdma_task_write_allocate_init(A.rdma, A.conn, wsrc, robuf, none, &P.bad_write));
 	CHECK(doca_rdma_task_send_allocate_init(A.rdma, A.conn, msg, none, &P.bad_send));
 	return 0;
@@ -472,7 +506,7 @@ static int build_tasks(void)
 
 static int build_graphs(void)
 {
-	struct doca_graph_node *w, *s, *wi, *r, *f, *d, *chk, *bw, *bs;
+	struct doca_graph_node *w, *s, *wi, *r, *f, *d, *es, *eg, *chk, *bw, *bs;
 
 	CHECK(doca_graph_create(A.pe, &P.g));
 	CHECK(doca_graph_node_create_from_ctx(P.g, A.ctx, &w));
@@ -481,7 +515,11 @@ static int build_graphs(void)
 	CHECK(doca_graph_node_create_from_ctx(P.g, A.ctx, &r));
 	CHECK(doca_graph_node_create_from_ctx(P.g, A.ctx, &f));
 	CHECK(doca_graph_node_create_from_ctx(P.g, P.dma_ctx, &d));
+	CHECK(doca_graph_node_create_from_ctx(P.g, A.ctx, &es));
+	CHECK(doca_graph_node_create_from_ctx(P.g, A.ctx, &eg));
 	CHECK(doca_graph_node_create_from_user(P.g, check_node, &chk));
+	CHECK(doca_graph_add_dependency(P.g, es, eg));
+	CHECK(doca_graph_add_dependency(P.g, eg, chk));
 	CHECK(doca_graph_add_dependency(P.g, w, s));
 	CHECK(doca_graph_add_dependency(P.g, s, wi));
 	CHECK(doca_graph_add_dependency(P.g, wi, chk));
@@ -497,6 +535,9 @@ static int build_graphs(void)
 	CHECK(doca_graph_instance_set_ctx_node_data(P.gi, r, doca_rdma_task_read_as_task(P.read)));
 	CHECK(doca_graph_instance_set_ctx_node_data(P.gi, f, doca_rdma_task_atomic_fetch_add_as_task(P.fadd)));
 	CHECK(doca_graph_instance_set_ctx_node_data(P.gi, d, doca_dma_task_memcpy_as_task(P.copy)));
+	CHECK(doca_graph_instance_set_ctx_node_data(P.gi, es,
+						    doca_rdma_task_remote_net_sync_event_notify_set_as_task(P.evset)));
+	CHECK(doca_graph_instance_set_ctx_node_data(P.gi, eg, doca_rdma_task_remote_net_sync_event_get_as_task(P.evget)));
 	CHECK(doca_graph_instance_set_user_node_data(P.gi, chk, NULL));
 
 	CHECK(doca_graph_create(A.pe, &P.g_fail));
@@ -518,6 +559,8 @@ static bool round_over(void)
 
 static int run_round(uint32_t r)
 {
+	uint64_t ev;
+
 	g_round = r;
 	g_graph_done = g_graph_err = 0;
 	fill(IM->wsrc, BIG, r, 1);
@@ -527,6 +570,9 @@ static int run_round(uint32_t r)
 	CHECK(doca_buf_reset_data_len(P.bufs[4])); /* read destination */
 	CHECK(doca_buf_reset_data_len(P.bufs[8])); /* fetch-add result */
 	CHECK(doca_buf_reset_data_len(P.bufs[9])); /* DMA destination */
+	CHECK(doca_buf_reset_data_len(P.bufs[12])); /* sync event get destination */
+	IM->ev_set = r + 1;
+	IM->ev_got = 0;
 	doca_rdma_task_write_imm_set_immediate_data(P.wimm, htonl(r));
 	CHECK(doca_graph_instance_submit(P.gi));
 	if (wait_for(round_over, "a round of the graph") != 0)
@@ -537,6 +583,9 @@ static int run_round(uint32_t r)
 		return failf("round %u: %d completions, %u checks", r, g_graph_done, g_checked);
 	if (!same(TM->wdst, BIG, r, 1) || !same(TM->imm_dst, IMM_LEN, r, 3) || TM->counter != r + 1)
 		return failf("round %u: target memory is not what the graph wrote", r);
+	CHECK(doca_sync_event_get(P.event, &ev));
+	if (ev != r + 1)
+		return failf("round %u: the target's sync event is %" PRIu64 ", not %u", r, ev, r + 1);
 	return 0;
 }
 
@@ -636,6 +685,10 @@ static int cleanup(void)
 		doca_task_free(doca_rdma_task_atomic_fetch_add_as_task(P.fadd));
 	if (P.copy)
 		doca_task_free(doca_dma_task_memcpy_as_task(P.copy));
+	if (P.evset)
+		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(P.evset));
+	if (P.evget)
+		doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(P.evget));
 	for (i = 0; i < P.nbufs; i++)
 		(void)doca_buf_dec_refcount(P.bufs[i], NULL);
 	for (i = 0; i < 2; i++)
@@ -658,6 +711,10 @@ static int cleanup(void)
 		rc |= doca_mmap_destroy(P.ro_rmmap) != DOCA_SUCCESS;
 	if (P.ro != NULL)
 		rc |= doca_mmap_stop(P.ro) != DOCA_SUCCESS || doca_mmap_destroy(P.ro) != DOCA_SUCCESS;
+	if (P.revent != NULL)
+		rc |= doca_sync_event_remote_net_destroy(P.revent) != DOCA_SUCCESS;
+	if (P.event != NULL)
+		rc |= doca_sync_event_stop(P.event) != DOCA_SUCCESS || doca_sync_event_destroy(P.event) != DOCA_SUCCESS;
 	for (struct side *s = &A; s != NULL; s = s == &A ? &B : NULL) {
 		if (s->rdma != NULL)
 			rc |= doca_rdma_destroy(s->rdma) != DOCA_SUCCESS;
@@ -705,7 +762,7 @@ static int run(void)
 	CHECK(doca_dma_task_memcpy_set_conf(P.dma, dma_cb, dma_cb, 1));
 	CHECK(doca_pe_connect_ctx(A.pe, P.dma_ctx));
 	CHECK(doca_ctx_start(P.dma_ctx));
-	if (wait_for(running, "RUNNING") != 0 || connect_sides() != 0 || remote_mmaps() != 0 || post_receives() != 0 ||
+	if (wait_for(running, "RUNNING") != 0 || connect_sides() != 0 || remote_mmaps() != 0 || remote_event() != 0 || post_receives() != 0 ||
 	    build_tasks() != 0 || build_graphs() != 0)
 		return -1;
 	for (uint32_t r = 0; r < g_rounds; r++)
@@ -713,7 +770,8 @@ static int run(void)
 			return -1;
 	if (g_task_cb_calls != 0)
 		return failf("the tasks' own callbacks ran %d times inside the graph", g_task_cb_calls);
-	printf("# %u rounds: write -> send -> write_imm, read, fetch_add, DMA memcpy; every byte checked\n",
+	printf("# %u rounds: write -> send -> write_imm, sync event set -> get, read, fetch_add, DMA memcpy;"
+	       " every byte checked\n",
 	       g_rounds);
 	if (run_failing() != 0)
 		return -1;
