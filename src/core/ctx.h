@@ -25,6 +25,7 @@
 
 struct doca_dev;
 struct softdoca_task_type;
+struct core_graph_slot;
 
 /* What a library plugs into the generic context. Empty slots are fine. */
 struct softdoca_ctx_ops {
@@ -72,6 +73,9 @@ struct doca_task {
 	doca_error_t status;
 	uint8_t state;           /* enum softdoca_task_state */
 	struct doca_task *next;  /* pool free list, a library queue, or the PE completion queue */
+	/* Set while a graph instance runs this task as a node: the completion
+	 * goes to the graph, not to the task's callbacks (see graph.h). */
+	struct core_graph_slot *graph_slot;
 };
 
 #define SOFTDOCA_CTX_MAX_TASK_TYPES 16
@@ -160,6 +164,7 @@ static inline struct doca_ctx *softdoca_task_ctx(const struct doca_task *task)
 
 /* Inside libdoca_common only. */
 void core_task_deliver(struct doca_task *task);
+doca_error_t core_task_submit(struct doca_task *task);
 bool core_ctx_try_finish_stop(struct doca_ctx *ctx);
 doca_error_t core_task_pools_create(struct doca_ctx *ctx);
 void core_task_pools_destroy(struct doca_ctx *ctx);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ctx.h"
+#include "graph.h"
 #include "log_internal.h"
 #include "pe.h"
 
@@ -65,6 +66,12 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_destroy: contexts are still connected; destroy them first");
 		return DOCA_ERROR_IN_USE;
 	}
+	if (pe->graphs != NULL && pe->graphs->num_graphs > 0) {
+		SDK_LOG_ERR("doca_pe_destroy: %u graphs are still bound to it; destroy them first",
+			    pe->graphs->num_graphs);
+		return DOCA_ERROR_IN_USE;
+	}
+	free(pe->graphs);
 	close(pe->event_fd);
 	pthread_mutex_destroy(&pe->cq_lock);
 	SDK_LOG_TRC("pe %p destroyed", (void *)pe);
@@ -238,6 +245,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	pe->progressing = true;
 	events = pe_progress_contexts(pe);
 	events += pe_deliver_completions(pe);
+	if (unlikely(pe->graphs != NULL))
+		events += core_graph_progress(pe);
 	events += pe_deliver_ctx_events(pe);
 	events += pe_finish_stops(pe);
 	pe->progressing = false;
@@ -249,6 +258,8 @@ static bool pe_has_work(struct doca_pe *pe)
 	struct doca_ctx *ctx;
 
 	if (atomic_load(&pe->cq_count) > 0)
+		return true;
+	if (pe->graphs != NULL && core_graph_has_work(pe))
 		return true;
 	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
 		if (ctx->state == DOCA_CTX_STATE_STOPPING)

@@ -11,6 +11,7 @@
 #include <doca_pe.h>
 
 struct doca_ctx;
+struct core_graph_sched;
 
 struct doca_pe {
 	struct doca_ctx *ctxs; /* connected contexts, linked through pe_next */
@@ -26,6 +27,9 @@ struct doca_pe {
 	struct doca_task *cq_head;
 	struct doca_task *cq_tail;
 	atomic_uint cq_count;
+
+	/* Graphs bound to this PE; NULL until the first doca_graph_create. */
+	struct core_graph_sched *graphs;
 };
 
 /* Queue a completed task for delivery by doca_pe_progress. Any thread. */

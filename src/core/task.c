@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "ctx.h"
+#include "graph.h"
 #include "log_internal.h"
 #include "pe.h"
 
@@ -129,6 +130,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 	task->state = SOFTDOCA_TASK_ALLOCATED;
 	task->status = DOCA_SUCCESS;
 	task->user_data = user_data;
+	task->graph_slot = NULL;
 	type->num_allocated++;
 	ctx->num_allocated++;
 	*task_out = task;
@@ -191,6 +193,11 @@ static doca_error_t task_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+doca_error_t core_task_submit(struct doca_task *task)
+{
+	return task_submit(task);
+}
+
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task)
 {
@@ -240,6 +247,13 @@ void core_task_deliver(struct doca_task *task)
 
 	ctx->num_inflight--;
 	task->state = SOFTDOCA_TASK_ALLOCATED;
+	if (unlikely(task->graph_slot != NULL)) {
+		/* A graph node: DOCA does not call the task's own callbacks. */
+		SDK_LOG_TRC("%s task %p completed in a graph: %s", type->name, (void *)task,
+			    doca_error_get_name(task->status));
+		core_graph_task_done(task);
+		return;
+	}
 	cb = task->status == DOCA_SUCCESS ? type->success_cb : type->error_cb;
 	SDK_LOG_TRC("%s task %p completed: %s", type->name, (void *)task, doca_error_get_name(task->status));
 	cb(task, task->user_data, ctx->user_data);
