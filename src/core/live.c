@@ -105,10 +105,12 @@ static doca_error_t live_grow(void)
 SOFTDOCA_EXPORT doca_error_t softdoca_live_add(const void *obj, enum softdoca_live_kind kind)
 {
 	doca_error_t status = DOCA_SUCCESS;
+	struct live_slot *s;
 
 	pthread_mutex_lock(&live_lock);
-	if (live_find(obj) != NULL) {
-		live_find(obj)->kind = (uint8_t)kind; /* a reused address: the new object */
+	s = live_find(obj);
+	if (s != NULL) {
+		s->kind = (uint8_t)kind; /* cannot happen: destroy forgets before it frees */
 		goto out;
 	}
 	/* Keep at most half the slots used so probe chains stay short. */
