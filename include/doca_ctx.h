@@ -43,7 +43,8 @@ typedef void (*doca_ctx_state_changed_callback_t)(const union doca_data user_dat
 /*
  * Start the context. Returns DOCA_SUCCESS when it is RUNNING on return, or
  * DOCA_ERROR_IN_PROGRESS when it is STARTING and will reach RUNNING from
- * doca_pe_progress. DOCA_ERROR_BAD_STATE if not IDLE or not connected to a PE.
+ * doca_pe_progress. DOCA_ERROR_BAD_STATE if not IDLE; DOCA_ERROR_NOT_CONNECTED
+ * if no progress engine was connected (doca_pe_connect_ctx).
  */
 DOCA_STABLE
 doca_error_t doca_ctx_start(struct doca_ctx *ctx);

@@ -440,7 +440,10 @@ doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma 
 DOCA_EXPERIMENTAL
 enum doca_rdma_opcode doca_rdma_task_receive_get_result_opcode(const struct doca_rdma_task_receive *task);
 
-/* Bytes placed into the destination buffers. */
+/* Bytes received: for a send, what was placed into the destination
+ * buffers; for a write with immediate (DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM),
+ * the length the peer wrote into its target region, as verbs reports it,
+ * while the receive's own buffers are left untouched. */
 DOCA_EXPERIMENTAL
 uint32_t doca_rdma_task_receive_get_result_len(const struct doca_rdma_task_receive *task);
 

@@ -282,6 +282,11 @@ check() {
 		[ "${RC[$name]}" != 0 ] && [ "${RC[$name]}" != 124 ] && why="${why:+$why; }$name exit ${RC[$name]}"
 		grep -q 'Sample finished successfully' "$run/$name.log" ||
 			why="${why:+$why; }no 'Sample finished successfully' from $name"
+		# The sync event sides finish one after the other: neither may log
+		# the other's departure (or anything else) as an ERROR.
+		if [ "$p" = sync_event ] && grep -qF '[ERROR]' "$run/$name.log"; then
+			why="${why:+$why; }$name logged an ERROR: $(grep -F '[ERROR]' "$run/$name.log" | head -1)"
+		fi
 		case $name in A) expect=${A_EXPECT[$p]:-} ;; *) expect=${B_EXPECT[$p]:-} ;; esac
 		expect=${expect//@S@/$str}
 		while [ -n "$expect" ]; do

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "buf_inventory.h"
+#include "live.h"
 #include "log_internal.h"
 #include "mmap.h"
 
@@ -110,12 +111,17 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 	inv = calloc(1, sizeof(*inv));
 	if (inv == NULL)
 		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate a buf inventory");
-	err = inv_add_chunk(inv, (uint32_t)num_elements);
+	err = softdoca_live_add(inv, SOFTDOCA_LIVE_BUF_INVENTORY);
 	if (err != DOCA_SUCCESS)
 		goto free_inv;
+	err = inv_add_chunk(inv, (uint32_t)num_elements);
+	if (err != DOCA_SUCCESS)
+		goto forget_inv;
 	*inventory = inv;
 	return DOCA_SUCCESS;
 
+forget_inv:
+	softdoca_live_remove(inv);
 free_inv:
 	free(inv);
 	return err;
@@ -128,6 +134,8 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 
 	if (inventory == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	out = inventory->num_elements - inventory->num_free;
 	if (out > 0)
 		return FAIL(DOCA_ERROR_IN_USE, "cannot destroy inventory: %u buf(s) not returned yet", out);
@@ -137,6 +145,7 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 		inventory->chunks = chunk->next;
 		free(chunk);
 	}
+	softdoca_live_remove(inventory);
 	free(inventory);
 	return DOCA_SUCCESS;
 }
@@ -146,6 +155,8 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 {
 	if (inventory == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (inventory->started)
 		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is already started");
 	inventory->started = true;
@@ -157,6 +168,8 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 {
 	if (inventory == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (!inventory->started)
 		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started");
 	inventory->started = false;
@@ -288,6 +301,8 @@ doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *invento
 {
 	if (inventory == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	inventory->user_data = user_data;
 	return DOCA_SUCCESS;
 }
@@ -298,6 +313,8 @@ doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *i
 {
 	if (inventory == NULL || user_data == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory or user_data is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*user_data = inventory->user_data;
 	return DOCA_SUCCESS;
 }
@@ -308,6 +325,8 @@ doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory
 {
 	if (inventory == NULL || num_of_elements == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory or num_of_elements is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*num_of_elements = inventory->num_elements;
 	return DOCA_SUCCESS;
 }
@@ -318,6 +337,8 @@ doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inve
 {
 	if (inventory == NULL || num_of_free_elements == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory or num_of_free_elements is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*num_of_free_elements = inventory->num_free;
 	return DOCA_SUCCESS;
 }
@@ -327,6 +348,8 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 {
 	if (inventory == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory is NULL");
+	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (num_elements == 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "cannot expand an inventory by 0 elements");
 	if (!inventory->started)

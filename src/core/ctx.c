@@ -12,6 +12,7 @@
 
 #include "ctx.h"
 #include "dev.h"
+#include "live.h"
 #include "log_internal.h"
 #include "pe.h"
 
@@ -43,16 +44,19 @@ static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 		ctx->state_cb(ctx->user_data, ctx, prev, next);
 }
 
-SOFTDOCA_EXPORT void softdoca_ctx_init(struct doca_ctx *ctx, const struct softdoca_ctx_ops *ops,
-				       struct doca_dev *dev)
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_init(struct doca_ctx *ctx, const struct softdoca_ctx_ops *ops,
+					       struct doca_dev *dev)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->ops = ops;
 	ctx->dev = dev;
 	ctx->state = DOCA_CTX_STATE_IDLE;
+	if (softdoca_live_add(ctx, SOFTDOCA_LIVE_CTX) != DOCA_SUCCESS)
+		return DOCA_ERROR_NO_MEMORY;
 	/* The device must outlive the context: doca_dev_close says IN_USE. */
 	if (dev != NULL)
 		softdoca_dev_hold(dev);
+	return DOCA_SUCCESS;
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx)
@@ -71,6 +75,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx)
 		softdoca_dev_release(ctx->dev);
 		ctx->dev = NULL;
 	}
+	softdoca_live_remove(ctx);
 	return DOCA_SUCCESS;
 }
 
@@ -92,14 +97,18 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		SDK_LOG_ERR("doca_ctx_start: ctx is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
 		SDK_LOG_ERR("doca_ctx_start: %s context is already %s", ctx->ops->name, ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
+	/* DOCA's doca_ctx.h names this case: NOT_CONNECTED (only the CPU
+	 * datapath exists here, so a PE is always needed). */
 	if (ctx->pe == NULL) {
 		SDK_LOG_ERR("doca_ctx_start: %s context is not connected to a progress engine (doca_pe_connect_ctx)",
 			    ctx->ops->name);
-		return DOCA_ERROR_BAD_STATE;
+		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	status = core_task_pools_create(ctx);
 	if (status != DOCA_SUCCESS)
@@ -158,6 +167,8 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		SDK_LOG_ERR("doca_ctx_stop: ctx is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	switch (ctx->state) {
 	case DOCA_CTX_STATE_IDLE:
 		return DOCA_SUCCESS;
@@ -192,6 +203,8 @@ doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t 
 		SDK_LOG_ERR("doca_ctx_get_num_inflight_tasks: %s is NULL", ctx == NULL ? "ctx" : "output");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*num_inflight_tasks = ctx->num_inflight;
 	return DOCA_SUCCESS;
 }
@@ -203,6 +216,8 @@ doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_d
 		SDK_LOG_ERR("doca_ctx_set_user_data: ctx is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	ctx->user_data = user_data;
 	return DOCA_SUCCESS;
 }
@@ -214,6 +229,8 @@ doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data 
 		SDK_LOG_ERR("doca_ctx_get_user_data: %s is NULL", ctx == NULL ? "ctx" : "output");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*user_data = ctx->user_data;
 	return DOCA_SUCCESS;
 }
@@ -225,6 +242,8 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_
 		SDK_LOG_ERR("doca_ctx_set_state_changed_cb: ctx is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (softdoca_ctx_check_idle(ctx, "doca_ctx_set_state_changed_cb") != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	ctx->state_cb = cb;
@@ -238,6 +257,8 @@ doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states
 		SDK_LOG_ERR("doca_ctx_get_state: %s is NULL", ctx == NULL ? "ctx" : "output");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*state = ctx->state;
 	return DOCA_SUCCESS;
 }

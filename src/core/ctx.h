@@ -112,9 +112,10 @@ struct doca_ctx {
 	struct doca_ctx *pe_next; /* PE's list of connected contexts */
 };
 
-/* Set up the embedded context of a new library object. */
-SOFTDOCA_EXPORT void softdoca_ctx_init(struct doca_ctx *ctx, const struct softdoca_ctx_ops *ops,
-				       struct doca_dev *dev);
+/* Set up the embedded context of a new library object and record it as
+ * live (DOCA_ERROR_NO_MEMORY if it cannot be; nothing to undo then). */
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_init(struct doca_ctx *ctx, const struct softdoca_ctx_ops *ops,
+					       struct doca_dev *dev);
 
 /* Tear down the embedded context before the library frees its object:
  * DOCA_ERROR_BAD_STATE unless IDLE; disconnects it from its PE. */

@@ -16,6 +16,7 @@
 #include "log_internal.h"
 #include "dev.h"
 #include "mmap.h"
+#include "live.h"
 #include "registry.h"
 #include "secret.h"
 
@@ -406,6 +407,10 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	new_mmap = mmap_alloc(MMAP_DEFAULT_MAX_DEVS);
 	if (new_mmap == NULL)
 		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap");
+	if (softdoca_live_add(new_mmap, SOFTDOCA_LIVE_MMAP) != DOCA_SUCCESS) {
+		mmap_free(new_mmap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	new_mmap->permissions = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	*mmap = new_mmap;
 	return DOCA_SUCCESS;
@@ -425,6 +430,8 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	num_bufs = mmap_num_bufs(mmap);
 	if (num_bufs > 0 && !mmap->thread_safe)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
@@ -433,6 +440,8 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 		mmap_stop_now(mmap);
 	if (mmap->free_cb != NULL && mmap->ever_started && !mmap->from_export)
 		mmap->free_cb((void *)mmap->addr, mmap->len, mmap->free_opaque);
+	/* Gone for the application now, even if bufs keep the memory a while. */
+	softdoca_live_remove(mmap);
 	mmap_put(mmap);
 	return DOCA_SUCCESS;
 }
@@ -442,6 +451,8 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (mmap->started)
 		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is already started");
 	if (mmap->from_export)
@@ -462,6 +473,8 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (!mmap->started)
 		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started");
 	num_bufs = mmap_num_bufs(mmap);
@@ -477,6 +490,8 @@ doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 {
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (mmap->started)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "thread safety must be enabled before the mmap is started");
 	mmap->thread_safe = true;
@@ -493,6 +508,8 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 	if (mmap == NULL || dev == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or dev is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	err = mmap_check_config(mmap, DOCA_ERROR_NOT_PERMITTED, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -514,6 +531,8 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 
 	if (mmap == NULL || dev == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or dev is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	err = mmap_check_config(mmap, DOCA_ERROR_NOT_PERMITTED, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -533,6 +552,8 @@ doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t l
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (addr == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "memory range address is NULL");
 	if (len == 0)
@@ -555,6 +576,8 @@ doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, s
 {
 	if (mmap == NULL || addr == NULL || len == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or an output pointer is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (!mmap->range_set)
 		return FAIL(DOCA_ERROR_BAD_STATE, "mmap memory range was never set");
 	*addr = (void *)mmap->addr;
@@ -569,6 +592,8 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (access_mask & ~SOFTDOCA_ACCESS_ALL_FLAGS)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "unknown access flag bits 0x%x",
 			    access_mask & ~SOFTDOCA_ACCESS_ALL_FLAGS);
@@ -586,6 +611,8 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -598,6 +625,8 @@ doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_da
 {
 	if (mmap == NULL || user_data == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or user_data is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*user_data = mmap->user_data;
 	return DOCA_SUCCESS;
 }
@@ -609,6 +638,8 @@ doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_fr
 
 	if (mmap == NULL || free_cb == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or free_cb is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	err = mmap_check_config(mmap, DOCA_ERROR_BAD_STATE, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -622,6 +653,8 @@ doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_
 {
 	if (mmap == NULL || max_num_devices == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or max_num_devices is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*max_num_devices = mmap->max_devs;
 	return DOCA_SUCCESS;
 }
@@ -634,6 +667,8 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 
 	if (mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (max_num_devices == 0 || max_num_devices > MMAP_LIMIT_MAX_DEVS)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "max number of devices %u is outside 1..%u", max_num_devices,
 			    MMAP_LIMIT_MAX_DEVS);
@@ -663,6 +698,8 @@ doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_
 {
 	if (mmap == NULL || num_bufs == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or num_bufs is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*num_bufs = mmap_num_bufs(mmap);
 	return DOCA_SUCCESS;
 }
@@ -672,6 +709,8 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 {
 	if (mmap == NULL || exported == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or exported is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*exported = mmap->region.registered ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -681,6 +720,8 @@ doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *fr
 {
 	if (mmap == NULL || from_export == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or from_export is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*from_export = mmap->from_export ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -715,6 +756,8 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 
 	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap, dev or an output pointer is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
 	if (!mmap->started)
@@ -757,6 +800,10 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	new_mmap = mmap_alloc(1);
 	if (new_mmap == NULL)
 		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap");
+	if (softdoca_live_add(new_mmap, SOFTDOCA_LIVE_MMAP) != DOCA_SUCCESS) {
+		mmap_free(new_mmap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	new_mmap->from_export = true;
 	new_mmap->remote = d;
 	new_mmap->addr = (uintptr_t)d.addr;

@@ -21,6 +21,7 @@
 
 #include "ctx.h"
 #include "graph.h"
+#include "live.h"
 #include "log_internal.h"
 #include "pe.h"
 
@@ -46,6 +47,11 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		free(p);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	if (softdoca_live_add(p, SOFTDOCA_LIVE_PE) != DOCA_SUCCESS) {
+		close(p->event_fd);
+		free(p);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	pthread_mutex_init(&p->cq_lock, NULL);
 	atomic_init(&p->armed, false);
 	atomic_init(&p->cq_count, 0);
@@ -62,6 +68,8 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_destroy: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (pe->ctxs != NULL) {
 		SDK_LOG_ERR("doca_pe_destroy: contexts are still connected; destroy them first");
 		return DOCA_ERROR_IN_USE;
@@ -74,6 +82,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	free(pe->graphs);
 	close(pe->event_fd);
 	pthread_mutex_destroy(&pe->cq_lock);
+	softdoca_live_remove(pe);
 	SDK_LOG_TRC("pe %p destroyed", (void *)pe);
 	free(pe);
 	return DOCA_SUCCESS;
@@ -86,6 +95,10 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 		SDK_LOG_ERR("doca_pe_connect_ctx: %s is NULL", pe == NULL ? "pe" : "ctx");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (ctx->pe != NULL) {
 		SDK_LOG_ERR("doca_pe_connect_ctx: %s context is already connected to a progress engine",
 			    ctx->ops->name);
@@ -277,6 +290,8 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_noti
 		SDK_LOG_ERR("doca_pe_get_notification_handle: %s is NULL", pe == NULL ? "pe" : "handle");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	*handle = pe->event_fd;
 	return DOCA_SUCCESS;
 }
@@ -288,6 +303,8 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_request_notification: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	atomic_store(&pe->armed, true);
 	/* Work that arrived before arming would never signal: check now. */
 	if (pe_has_work(pe))
@@ -305,6 +322,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 		SDK_LOG_ERR("doca_pe_clear_notification: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	atomic_store(&pe->armed, false);
 	if (read(pe->event_fd, &value, sizeof(value)) < 0 && errno != EAGAIN) {
 		SDK_LOG_ERR("doca_pe_clear_notification: eventfd read failed: %s", strerror(errno));
@@ -320,6 +339,8 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 		SDK_LOG_ERR("doca_pe_set_event_mode: pe is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (event_mode != DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE && event_mode != DOCA_PE_EVENT_MODE_PROGRESS_ALL) {
 		SDK_LOG_ERR("doca_pe_set_event_mode: unknown mode %d", (int)event_mode);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -338,6 +359,8 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 		SDK_LOG_ERR("doca_pe_get_num_inflight_tasks: %s is NULL", pe == NULL ? "pe" : "output");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next)
 		total += ctx->num_inflight;
 	*num_inflight_tasks = total;

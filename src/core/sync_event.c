@@ -31,6 +31,7 @@
 #include "buf.h"
 #include "ctx.h"
 #include "dev.h"
+#include "live.h"
 #include "log_internal.h"
 #include "mmap.h"
 #include "secret.h"
@@ -928,7 +929,10 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	atomic_init(&ev->waiters, 0);
 	atomic_init(&ev->active, false);
 	atomic_init(&ev->num_pending_waits, 0);
-	softdoca_ctx_init(&ev->ctx, &se_ctx_ops, NULL);
+	if (softdoca_ctx_init(&ev->ctx, &se_ctx_ops, NULL) != DOCA_SUCCESS) {
+		free(ev); /* softdoca_ctx_init said why */
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	for (kind = 0; kind < SE_TASK_KINDS; kind++)
 		softdoca_task_type_init(&ev->task_types[kind], &ev->ctx, se_task_names[kind], &se_task_ops,
 					se_task_sizes[kind]);
@@ -951,6 +955,8 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 
 	if (event == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_sync_event_destroy: event is NULL");
+	if (softdoca_live_check(&event->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (event->started) {
 		se_deactivate(event);
 		event->started = false;

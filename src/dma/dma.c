@@ -15,6 +15,7 @@
 #include <doca_dma.h>
 
 #include "ctx.h"
+#include "live.h"
 #include "log_internal.h"
 
 SDK_LOG_REGISTER(DMA)
@@ -262,7 +263,10 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma_out)
 		SDK_LOG_ERR("doca_dma_create: out of memory");
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	softdoca_ctx_init(&dma->ctx, &dma_ctx_ops, dev);
+	if (softdoca_ctx_init(&dma->ctx, &dma_ctx_ops, dev) != DOCA_SUCCESS) {
+		free(dma); /* softdoca_ctx_init said why */
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	softdoca_task_type_init(&dma->memcpy_type, &dma->ctx, "dma memcpy", &memcpy_ops,
 				sizeof(struct doca_dma_task_memcpy));
 	*dma_out = dma;
@@ -278,6 +282,8 @@ doca_error_t doca_dma_destroy(struct doca_dma *dma)
 		SDK_LOG_ERR("doca_dma_destroy: dma is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_live_check(&dma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	status = softdoca_ctx_fini(&dma->ctx);
 	if (status != DOCA_SUCCESS)
 		return status;

@@ -174,13 +174,20 @@ static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 	(void)ep;
 	if (c->state == CONN_CLOSED)
 		return;
-	/* A peer that leaves while we stop ourselves is no surprise. */
-	if (c->worker->stopping)
-		SDK_LOG_DBG("connection %u: peer unreachable while stopping (%s)", c->id, ucs_status_string(st));
+	if (engine_conn_loss_is_error(c))
+		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its %u operations in flight", c->id,
+			    ucs_status_string(st), c->num_busy_slots + c->tq_len);
 	else
-		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its operations", c->id,
+		SDK_LOG_DBG("connection %u: peer unreachable (%s) with nothing in flight, or while stopping", c->id,
 			    ucs_status_string(st));
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
+}
+
+bool engine_conn_loss_is_error(const struct engine_conn *c)
+{
+	if (c->worker->stopping)
+		return false;
+	return c->num_busy_slots > 0 || c->tq_len > 0;
 }
 
 static void send_done_free(void *request, ucs_status_t st, void *user)

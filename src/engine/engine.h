@@ -81,7 +81,8 @@ struct engine_wr {
 
 	/* Results, valid in done(). */
 	doca_error_t status;
-	uint64_t result_len;            /* bytes placed into sge (RECV, READ, SYNC_GET, ATOMIC*, SYNC_ADD) */
+	uint64_t result_len;            /* bytes placed into sge (RECV, READ, SYNC_GET, ATOMIC*, SYNC_ADD);
+					 * RECV of a WRITE_IMM: bytes the write placed in its region */
 	uint8_t result_kind;            /* RECV: enum engine_recv_kind */
 	uint32_t result_imm;            /* RECV of SEND_IMM / WRITE_IMM */
 	struct engine_conn *result_conn;/* RECV: the connection it came on */

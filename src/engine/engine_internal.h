@@ -235,6 +235,11 @@ doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, s
 void engine_ep_close(ucp_ep_h *ep);
 struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN]);
 void engine_conn_fail(struct engine_conn *conn, enum engine_conn_event event);
+/* Whether losing conn's peer deserves an ERROR line: only when it breaks
+ * work the application has in flight on it. A peer that leaves an idle
+ * connection (it finished first), or leaves while we stop, is no fault:
+ * an RC QP would not even notice until its next post. */
+bool engine_conn_loss_is_error(const struct engine_conn *conn);
 ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			     const ucp_am_recv_param_t *param);
 ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,

@@ -147,10 +147,10 @@ static bool suspect_check(struct engine_conn *c, uint64_t now)
 	}
 	if (now < c->suspect_ns)
 		return false;
-	if (c->worker->stopping)
-		SDK_LOG_DBG("connection %u: the peer process exited while stopping", c->id);
-	else
+	if (engine_conn_loss_is_error(c))
 		SDK_LOG_ERR("connection %u: the peer process exited; failing its operations", c->id);
+	else
+		SDK_LOG_DBG("connection %u: the peer process exited with nothing in flight, or while stopping", c->id);
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
 	return true;
 }

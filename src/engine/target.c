@@ -290,7 +290,10 @@ static void recv_complete(struct engine_conn *c, struct engine_wr *recv, const s
 			  doca_error_t status, uint64_t len)
 {
 	recv->status = status;
-	recv->result_len = r->opcode == ENGINE_OP_WRITE_IMM ? 0 : len;
+	/* For a write with immediate this is the length written into the
+	 * target region (verbs' byte_len for RECV_RDMA_WITH_IMM); the
+	 * receive's own buffer is not touched (see rdma_task_results). */
+	recv->result_len = len;
 	recv->result_kind = r->opcode == ENGINE_OP_SEND       ? ENGINE_RECV_SEND
 			    : r->opcode == ENGINE_OP_SEND_IMM ? ENGINE_RECV_SEND_IMM
 							      : ENGINE_RECV_WRITE_IMM;

@@ -18,6 +18,7 @@
 #include <doca_rdma_bridge.h>
 
 #include "dev.h"
+#include "live.h"
 #include "log_internal.h"
 #include "rdma.h"
 
@@ -383,7 +384,12 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 	}
 	atomic_init(&rdma->events_count, 0);
 	rdma_props_default(&rdma->props);
-	softdoca_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev);
+	if (softdoca_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev) != DOCA_SUCCESS) {
+		/* softdoca_ctx_init said why */
+		pthread_mutex_destroy(&rdma->events_lock);
+		free(rdma);
+		return DOCA_ERROR_NO_MEMORY;
+	}
 	rdma_tasks_init(rdma);
 	*rdma_out = rdma;
 	return DOCA_SUCCESS;
@@ -396,6 +402,9 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	/* Only the address is computed: a destroyed rdma is not read. */
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	status = softdoca_ctx_fini(&rdma->ctx);
 	if (status != DOCA_SUCCESS)
 		return status;
@@ -459,6 +468,8 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (local_rdma_conn_details == NULL || local_rdma_conn_details_size == NULL)
 		return rdma_null_arg(__func__, "descriptor output pointer");
 	if (rdma_connection == NULL)
@@ -485,6 +496,8 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (remote_rdma_conn_details == NULL)
 		return rdma_null_arg(__func__, "remote descriptor");
 	if (remote_rdma_conn_details_size == 0) {
@@ -583,6 +596,8 @@ doca_error_t doca_rdma_set_connection_state_callbacks(struct doca_rdma *rdma,
 {
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (softdoca_ctx_check_idle(&rdma->ctx, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	if (established_cb == NULL || failure_cb == NULL || disconnect_cb == NULL) {
@@ -722,6 +737,8 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	status = rdma_cm_check(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
@@ -740,6 +757,8 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	status = rdma_check_running(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
@@ -817,6 +836,8 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 
 	if (rdma == NULL)
 		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (addr == NULL)
 		return rdma_null_arg(__func__, "address");
 	status = rdma_cm_check(rdma, __func__);
@@ -1009,6 +1030,8 @@ static doca_error_t rdma_setter_check(struct doca_rdma *rdma, const char *func)
 {
 	if (rdma == NULL)
 		return rdma_null_arg(func, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, func) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	return softdoca_ctx_check_idle(&rdma->ctx, func);
 }
 
@@ -1019,7 +1042,7 @@ static doca_error_t rdma_getter_check(const struct doca_rdma *rdma, const void *
 		return rdma_null_arg(func, "rdma");
 	if (out == NULL)
 		return rdma_null_arg(func, "output pointer");
-	return DOCA_SUCCESS;
+	return softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, func);
 }
 
 static uint32_t rdma_round_up_pow2(uint32_t v)
@@ -1059,6 +1082,13 @@ doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *rdma, uint32_t recv
 	(void)recv_queue_size;
 	if (status != DOCA_SUCCESS)
 		return status;
+	/* DOCA 3.x's doca_rdma.h: the property affects only the GPU and DPA
+	 * datapaths and the call answers NOT_SUPPORTED on the CPU datapath
+	 * (older 2.x headers accepted it). On the CPU datapath receives are
+	 * posted to the context, not to one connection (a receive task has no
+	 * connection until one completes it), so their bound is per context:
+	 * the receive task pool, whose size doca_rdma_get_recv_queue_size
+	 * reports; allocating past it is DOCA_ERROR_NO_MEMORY. */
 	SDK_LOG_ERR("%s: the receive queue size applies to GPU/DPA datapaths only; on the CPU datapath "
 		    "receives are bounded by doca_rdma_task_receive_set_conf",
 		    __func__);

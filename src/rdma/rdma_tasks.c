@@ -670,7 +670,9 @@ static void rdma_task_results(struct rdma_task *t, const struct engine_wr *wr, b
 		r->result_opcode = (enum doca_rdma_opcode)wr->result_kind;
 		r->result_imm = wr->result_imm;
 		r->result_conn = wr->result_conn == NULL ? NULL : engine_conn_get_user(wr->result_conn);
-		if (ok)
+		/* A write with immediate placed its bytes in the written region,
+		 * not in this receive's buffer: only a send grows it. */
+		if (ok && wr->result_kind != ENGINE_RECV_WRITE_IMM)
 			rdma_dest_grow(r->dst_buf, wr->result_len);
 		break;
 	}

@@ -87,12 +87,22 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* doca_ctx.h (DOCA 3.x): a context with no PE (and no GPU/DPA datapath)
+ * fails to start with NOT_CONNECTED, stays IDLE, and can start once it is
+ * connected. */
 static void test_start_needs_pe(void **state)
 {
 	struct fixture *fx = *state;
+	enum doca_ctx_states st;
 
-	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_ERROR_NOT_CONNECTED);
 	assert_int_equal(num_transitions, 0);
+	assert_int_equal(doca_ctx_get_state(&fx->f->ctx, &st), DOCA_SUCCESS);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(num_transitions, 1);
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_SUCCESS);
 }
 
 static void test_start_and_config_after_start(void **state)

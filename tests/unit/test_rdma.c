@@ -846,6 +846,65 @@ static void test_export_connections(void **state)
 	assert_fails(doca_rdma_connection_disconnect(NULL), DOCA_ERROR_INVALID_VALUE);
 }
 
+/* The most connections a context can have is what doca_rdma_set_max_num_connections
+ * accepts: RDMA_MAX_CONNECTIONS (src/rdma/rdma.h, 1024). One more is refused
+ * there; at the limit, every connection can be exported and the next export
+ * fails cleanly with DOCA_ERROR_FULL (DOCA's documented answer), leaving the
+ * others usable. DOCA 3.x has no capability call for this limit. */
+#define MAX_CONNECTIONS 1024u
+static void test_max_connections_honoured(void **state)
+{
+	struct doca_rdma_connection *c, *extra = NULL;
+	const void *d;
+	size_t l;
+	uint16_t got = 0;
+	uint32_t id;
+
+	(void)state;
+	side_stop(&A);
+	assert_fails(doca_rdma_set_max_num_connections(A.rdma, MAX_CONNECTIONS + 1), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_rdma_set_max_num_connections(A.rdma, MAX_CONNECTIONS));
+	assert_ok(doca_rdma_get_max_num_connections(A.rdma, &got));
+	assert_int_equal(got, MAX_CONNECTIONS);
+	assert_ok(doca_rdma_set_send_queue_size(A.rdma, 1)); /* keeps 1024 send queues small */
+	assert_ok(doca_ctx_start(A.ctx));
+	for (uint32_t i = 0; i < MAX_CONNECTIONS; i++) {
+		c = NULL;
+		assert_ok(doca_rdma_export(A.rdma, &d, &l, &c));
+		assert_non_null(c);
+	}
+	assert_fails(doca_rdma_export(A.rdma, &d, &l, &extra), DOCA_ERROR_FULL);
+	assert_null(extra);
+	/* the last one made is still a connection */
+	assert_ok(doca_rdma_connection_get_id(c, &id));
+}
+
+/* On the CPU datapath the receive queue is the context's receive task
+ * pool (doca_rdma_set_recv_queue_size is NOT_SUPPORTED there, as in DOCA
+ * 3.x): its size is what get_recv_queue_size reports, and a receive past it
+ * cannot be had (NO_MEMORY, the pool's normal back-pressure, not logged). */
+static void test_receive_bound_is_the_pool(void **state)
+{
+	struct doca_rdma_task_receive *r1, *r2, *r3 = NULL;
+	union doca_data ud = {.u64 = 0};
+	uint32_t size = 0;
+
+	(void)state;
+	side_stop(&A);
+	assert_ok(doca_rdma_task_receive_set_conf(A.rdma, on_ok_receive, on_err_receive, 2));
+	assert_ok(doca_rdma_get_recv_queue_size(A.rdma, &size));
+	assert_int_equal(size, 2);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_rdma_task_receive_allocate_init(A.rdma, NULL, ud, &r1));
+	assert_ok(doca_rdma_task_receive_allocate_init(A.rdma, NULL, ud, &r2));
+	assert_int_equal(doca_rdma_task_receive_allocate_init(A.rdma, NULL, ud, &r3), DOCA_ERROR_NO_MEMORY);
+	assert_null(r3);
+	doca_task_free(doca_rdma_task_receive_as_task(r2));
+	assert_ok(doca_rdma_task_receive_allocate_init(A.rdma, NULL, ud, &r3));
+	doca_task_free(doca_rdma_task_receive_as_task(r1));
+	doca_task_free(doca_rdma_task_receive_as_task(r3));
+}
+
 static void test_connect_twice_and_disconnect(void **state)
 {
 	(void)state;
@@ -1171,10 +1230,49 @@ static void test_write_imm_consumes_receive(void **state)
 	assert_memory_equal(mem_rw + 4096, "0123456789abcdef", 16);
 	assert_int_equal(doca_rdma_task_receive_get_result_opcode(recv), DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
 	assert_true(doca_rdma_task_receive_get_result_immediate_data(recv) == 0xdeadbeef);
+	/* verbs: byte_len of a RECV_RDMA_WITH_IMM is the length written */
+	assert_int_equal(doca_rdma_task_receive_get_result_len(recv), 16);
 	doca_task_free(doca_rdma_task_receive_as_task(recv));
 	doca_task_free(doca_rdma_task_write_imm_as_task(wimm));
 	put(src);
 	put(remote_dst);
+}
+
+/* A write with immediate that consumes a receive with a buffer reports the
+ * bytes written, and leaves the receive's buffer as it was: the data went
+ * to the written region. */
+static void test_write_imm_receive_with_buffer(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem_rw, 24, 24);
+	struct doca_buf *remote_dst = buf_on(remote_rw, mem_rw + 4096, 64, 0);
+	struct doca_buf *rbuf = buf_on(mmap_rw, mem_rw + 2048, 64, 0);
+	struct doca_rdma_task_receive *recv;
+	struct doca_rdma_task_write_imm *wimm;
+	union doca_data ud = {.u64 = 0};
+	size_t rbuf_len = 99;
+	uint32_t len;
+
+	(void)state;
+	memset(mem_rw + 2048, 0x5a, 64);
+	memcpy(mem_rw, "write-with-immediate-24b", 24);
+	recv = post_receive(&B, rbuf);
+	assert_ok(doca_rdma_task_write_imm_allocate_init(A.rdma, A.conn, src, remote_dst, 0x0badf00d, ud, &wimm));
+	assert_ok(doca_task_try_submit(doca_rdma_task_write_imm_as_task(wimm)));
+	assert_true(progress_until(&ok_calls, 2));
+	assert_int_equal(err_calls, 0);
+	len = doca_rdma_task_receive_get_result_len(recv);
+	assert_ok(doca_buf_get_data_len(rbuf, &rbuf_len));
+	assert_int_equal(doca_rdma_task_receive_get_result_opcode(recv), DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM);
+	doca_task_free(doca_rdma_task_receive_as_task(recv));
+	doca_task_free(doca_rdma_task_write_imm_as_task(wimm));
+	assert_int_equal(len, 24);
+	assert_int_equal(rbuf_len, 0);
+	assert_memory_equal(mem_rw + 4096, "write-with-immediate-24b", 24);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(mem_rw[2048 + i], 0x5a);
+	put(src);
+	put(remote_dst);
+	put(rbuf);
 }
 
 /* Progress until n callbacks (success or error) ran; false after 10 s. */
@@ -1317,6 +1415,8 @@ int main(void)
 		/* From here on the soft NIC (engine) runs. */
 		cmocka_unit_test_setup_teardown(test_setters_only_while_idle, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_export_connections, setup_running, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_receive_bound_is_the_pool, setup_running, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_max_connections_honoured, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_task_alloc_and_accessors, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_try_submit_validation, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_submit_invalid_fails_in_callback, setup_running, teardown_sides),
@@ -1324,6 +1424,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_then_read, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_imm_consumes_receive, setup_pair, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_write_imm_receive_with_buffer, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_empty_send, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_imm_without_buffers, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_atomics, setup_pair, teardown_sides),
