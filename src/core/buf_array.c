@@ -4,8 +4,9 @@
  * A buffer array exists to hand a GPU or a DPA a table of buffers; a soft
  * device has neither, so what is kept here is the host-side half: the
  * object, its parameters (checked as DOCA checks them) and the hold on
- * its mmap. Everything that needs a target answers NOT_SUPPORTED, and
- * start, having no target to build for, answers BAD_STATE.
+ * its mmap. Everything that needs a target answers NOT_SUPPORTED; so
+ * does start once the parameters pass DOCA's checks, as there is no
+ * target it could build the array for.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -118,7 +119,7 @@ doca_error_t doca_buf_arr_start(struct doca_buf_arr *buf_arr)
 	err = buf_arr_check_fit(buf_arr);
 	if (err != DOCA_SUCCESS)
 		return err;
-	return FAIL(DOCA_ERROR_BAD_STATE,
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED,
 		    "doca_buf_arr_start: no target device (a soft device has no GPU or DPA to build the array for)");
 }
 

@@ -212,8 +212,7 @@ doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, s
 	memcpy(copy, hdr, len);
 	if (payload_len > 0)
 		memcpy(copy + len, payload, payload_len);
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.flags = UCP_AM_SEND_FLAG_REPLY;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = send_done_free;
 	p.user_data = copy;
 	req = ucp_am_send_nbx(ep, am_id, copy, len, payload_len > 0 ? copy + len : NULL, payload_len, &p);

@@ -188,8 +188,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	wr->recv_req = NULL;
 	w->outstanding++;
 
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.flags = UCP_AM_SEND_FLAG_REPLY;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = req_send_cb;
 	p.user_data = &wr->conn->slots[slot_index(wr->wr_id)];
 	payload = payload && wr->num_sge > 0;

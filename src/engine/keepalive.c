@@ -220,16 +220,17 @@ ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length,
 	ucp_ep_h ep;
 
 	(void)data;
+	(void)param;
 	if (wire_check(WIRE_AM_PING, header, header_length) != DOCA_SUCCESS || length != 0)
 		return UCS_OK;
 	memcpy(&ping, header, sizeof(ping)); /* any alignment */
 	c = engine_conn_lookup(w, ping.dst_conn_id, ping.dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED || (ping.flags & WIRE_PING_PONG))
 		return UCS_OK;
-	/* Answer on the endpoint the PING came from (valid during this
-	 * callback; we may not have one of our own yet), naming the peer's
-	 * connection as its HELLO told us. */
-	ep = (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ? param->reply_ep : c->ep;
+	/* Answer on our own endpoint, naming the peer's connection as its
+	 * HELLO told us. (No UCX reply endpoint: sending with the REPLY flag
+	 * makes UCX 1.12 look up endpoints we have already closed.) */
+	ep = c->ep;
 	if (!c->peer_hello || ep == NULL)
 		return UCS_OK;
 	ping_send(c, ep, WIRE_PING_PONG);
