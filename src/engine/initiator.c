@@ -286,7 +286,7 @@ static doca_error_t resp_check_payload(struct engine_wr *wr, const struct wire_r
 {
 	bool wants = wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET;
 
-	if (r->status != DOCA_SUCCESS)
+	if (r->status != WIRE_STATUS_SUCCESS)
 		return length == 0 ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
 	if (!wants)
 		return length == 0 ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
@@ -313,7 +313,7 @@ static void resp_store_value(struct engine_wr *wr, const struct wire_resp *r)
 {
 	if (wr->opcode != ENGINE_OP_ATOMIC_CAS && wr->opcode != ENGINE_OP_ATOMIC_FADD && wr->opcode != ENGINE_OP_SYNC_ADD)
 		return;
-	if (r->status != DOCA_SUCCESS)
+	if (r->status != WIRE_STATUS_SUCCESS)
 		return;
 	sge_scatter(wr, &r->value, sizeof(r->value));
 	wr->result_len = sizeof(r->value);
@@ -342,6 +342,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	const struct wire_resp *r = &resp;
 	struct engine_conn *c;
 	struct engine_wr *wr;
+	doca_error_t status;
 
 	if (wire_check(WIRE_AM_RESP, header, header_length) != DOCA_SUCCESS)
 		return UCS_OK;
@@ -352,6 +353,11 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	wr = resp_find(w, r, c);
 	if (wr == NULL || wr->answered)
 		return UCS_OK;
+	if (!wire_status_to_doca(r->status, &status)) {
+		SDK_LOG_ERR_RL("connection %u: answer with unknown status %d: failing the request", c->id, r->status);
+		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
+		return UCS_OK;
+	}
 	if (resp_check_payload(wr, r, length) != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: answer carries %zu bytes, not what was asked: failing the request", c->id,
 			    length);
@@ -359,8 +365,8 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 		return UCS_OK;
 	}
 	resp_store_value(wr, r);
-	if (length == 0 || r->status != DOCA_SUCCESS) {
-		wr_answer(w, wr, (doca_error_t)r->status);
+	if (length == 0 || status != DOCA_SUCCESS) {
+		wr_answer(w, wr, status);
 		return UCS_OK;
 	}
 	wr->result_len = length;

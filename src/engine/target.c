@@ -130,7 +130,7 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	resp->hdr.dst_conn_id = c->peer_id;
 	memcpy(resp->hdr.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
 	resp->hdr.wr_id = op->req.wr_id;
-	resp->hdr.status = (int32_t)status;
+	resp->hdr.status = wire_status_from_doca(status);
 	resp->hdr.result_len = payload_len;
 	resp->hdr.value = value;
 	resp->conn = c;

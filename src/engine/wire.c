@@ -174,10 +174,6 @@ static doca_error_t wire_check_resp(const struct wire_resp *r)
 		SDK_LOG_ERR_RL("response with non-zero reserved fields");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (r->status < 0 || r->status > DOCA_ERROR_DEVICE_FATAL_ERROR) {
-		SDK_LOG_ERR_RL("response with unknown status %d", r->status);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	return DOCA_SUCCESS;
 }
 

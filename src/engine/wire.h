@@ -6,6 +6,7 @@
 #ifndef SOFTDOCA_ENGINE_WIRE_H_
 #define SOFTDOCA_ENGINE_WIRE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -97,6 +98,84 @@ struct wire_req {
 	uint32_t reserved;
 };
 
+/* The answer's status: the wire's own numbers, fixed for wire version 1
+ * (they are the values version 1 always carried, so older peers read
+ * them alike). Core's doca_error_t is mapped at the two edges: the
+ * target when it answers, the initiator when it completes. */
+enum wire_status {
+	WIRE_STATUS_SUCCESS = 0,
+	WIRE_STATUS_FAILED = 1,         /* a failure the wire has no name for */
+	WIRE_STATUS_NOT_PERMITTED = 2,  /* bad key, missing permission */
+	WIRE_STATUS_INVALID_VALUE = 6,  /* bad range, alignment, size */
+	WIRE_STATUS_NO_MEMORY = 7,
+	WIRE_STATUS_TIME_OUT = 9,       /* receiver not ready past its retries */
+	WIRE_STATUS_NOT_CONNECTED = 14, /* the target never connected its side */
+	WIRE_STATUS_IO_FAILED = 17,     /* the payload did not arrive */
+	WIRE_STATUS_TOO_BIG = 27,       /* a send larger than the posted receive */
+};
+
+/* Inline: each answer passes these once, on the data path. */
+static inline int32_t wire_status_from_doca(doca_error_t status)
+{
+	switch (status) {
+	case DOCA_SUCCESS:
+		return WIRE_STATUS_SUCCESS;
+	case DOCA_ERROR_NOT_PERMITTED:
+		return WIRE_STATUS_NOT_PERMITTED;
+	case DOCA_ERROR_INVALID_VALUE:
+		return WIRE_STATUS_INVALID_VALUE;
+	case DOCA_ERROR_NO_MEMORY:
+		return WIRE_STATUS_NO_MEMORY;
+	case DOCA_ERROR_TIME_OUT:
+		return WIRE_STATUS_TIME_OUT;
+	case DOCA_ERROR_NOT_CONNECTED:
+		return WIRE_STATUS_NOT_CONNECTED;
+	case DOCA_ERROR_IO_FAILED:
+		return WIRE_STATUS_IO_FAILED;
+	case DOCA_ERROR_TOO_BIG:
+		return WIRE_STATUS_TOO_BIG;
+	default:
+		return WIRE_STATUS_FAILED;
+	}
+}
+
+/* A peer's status: false if the wire has no such number (the caller
+ * treats the answer as hostile). */
+static inline bool wire_status_to_doca(int32_t wire, doca_error_t *status)
+{
+	switch (wire) {
+	case WIRE_STATUS_SUCCESS:
+		*status = DOCA_SUCCESS;
+		return true;
+	case WIRE_STATUS_FAILED:
+		*status = DOCA_ERROR_UNKNOWN;
+		return true;
+	case WIRE_STATUS_NOT_PERMITTED:
+		*status = DOCA_ERROR_NOT_PERMITTED;
+		return true;
+	case WIRE_STATUS_INVALID_VALUE:
+		*status = DOCA_ERROR_INVALID_VALUE;
+		return true;
+	case WIRE_STATUS_NO_MEMORY:
+		*status = DOCA_ERROR_NO_MEMORY;
+		return true;
+	case WIRE_STATUS_TIME_OUT:
+		*status = DOCA_ERROR_TIME_OUT;
+		return true;
+	case WIRE_STATUS_NOT_CONNECTED:
+		*status = DOCA_ERROR_NOT_CONNECTED;
+		return true;
+	case WIRE_STATUS_IO_FAILED:
+		*status = DOCA_ERROR_IO_FAILED;
+		return true;
+	case WIRE_STATUS_TOO_BIG:
+		*status = DOCA_ERROR_TOO_BIG;
+		return true;
+	default:
+		return false;
+	}
+}
+
 struct wire_resp {
 	uint16_t version;
 	uint8_t opcode;            /* echo of the request's */
@@ -104,7 +183,7 @@ struct wire_resp {
 	uint32_t dst_conn_id;      /* the initiator's connection */
 	uint8_t dst_secret[ENGINE_SECRET_LEN];
 	uint64_t wr_id;
-	int32_t status;            /* doca_error_t */
+	int32_t status;            /* enum wire_status */
 	uint32_t reserved;
 	uint64_t result_len;       /* READ, SYNC_GET: bytes carried */
 	uint64_t value;            /* ATOMIC*, SYNC_ADD: old value */
@@ -138,7 +217,9 @@ doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *o
 doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d);
 
 /* Check an untrusted header of the given active message id: size,
- * version, opcode, reserved fields. */
+ * version, opcode, reserved fields. An answer's status is not checked
+ * here: its receiver maps it (wire_status_to_doca) and fails the
+ * request an unknown one answers. */
 doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_len);
 
 #endif /* SOFTDOCA_ENGINE_WIRE_H_ */
