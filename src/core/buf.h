@@ -38,6 +38,42 @@ struct doca_buf {
  * local or from export, see mmap.h. */
 SOFTDOCA_EXPORT struct doca_mmap *softdoca_buf_get_mmap(const struct doca_buf *buf);
 
+/* For the RDMA layer's data path: a buf's window and the room after it,
+ * without a call per buffer. Addresses stay integers (see above). */
+static inline uintptr_t softdoca_buf_data_addr(const struct doca_buf *buf)
+{
+	return buf->data;
+}
+
+static inline size_t softdoca_buf_data_len(const struct doca_buf *buf)
+{
+	return buf->data_len;
+}
+
+/* The first byte after the data window: where a destination is filled. */
+static inline uintptr_t softdoca_buf_tail_addr(const struct doca_buf *buf)
+{
+	return buf->data + buf->data_len;
+}
+
+/* Free bytes after the data window. */
+static inline size_t softdoca_buf_tail_room(const struct doca_buf *buf)
+{
+	return (buf->head + buf->len) - (buf->data + buf->data_len);
+}
+
+/* The next element of a list (NULL after the last). */
+static inline struct doca_buf *softdoca_buf_list_next(const struct doca_buf *buf)
+{
+	return buf->next;
+}
+
+/* The window takes n more bytes of its tail room (n <= tail room). */
+static inline void softdoca_buf_data_grow(struct doca_buf *buf, size_t n)
+{
+	buf->data_len += n;
+}
+
 /* Library-internal (buf_inventory.c). */
 
 /* Fill a just-taken element as a one-element list with refcount 1. */

@@ -22,6 +22,7 @@
 #include <doca_dev.h>
 
 #include "common.h"
+#include "core_engine.h" /* softdoca_devinfo_iface */
 
 /* Where a device comes from. Only soft devices exist today; real RDMA
  * devices found through UCX will be a second kind. */
@@ -53,9 +54,6 @@ struct doca_devinfo {
 
 /* Kind of the device. */
 SOFTDOCA_EXPORT enum softdoca_dev_kind softdoca_devinfo_kind(const struct doca_devinfo *devinfo);
-
-/* Network interface name ("" for NULL). */
-SOFTDOCA_EXPORT const char *softdoca_devinfo_iface(const struct doca_devinfo *devinfo);
 
 /* ibdev name, as doca_devinfo_get_ibdev_name reports it ("" for NULL). */
 SOFTDOCA_EXPORT const char *softdoca_devinfo_ibdev(const struct doca_devinfo *devinfo);

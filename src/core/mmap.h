@@ -7,13 +7,8 @@
  *  - the RDMA layer, initiator side: what a from-export mmap grants
  *    (softdoca_mmap_remote_info) and what a local mmap allows
  *    (softdoca_mmap_local_info).
- *  - the engine, target side: the region table of exported mmaps. A region
- *    is found by id and checked against its 128-bit secret
- *    (softdoca_mmap_region_lookup), which holds it until
- *    softdoca_mmap_region_release. doca_mmap_stop/destroy remove the region
- *    and wait until no holder is left, so after stop returns no remote
- *    operation touches the memory. A holder must therefore not stop or
- *    destroy mmaps, nor wait on a thread that might, while holding.
+ *  - the engine, target side: the region table of exported mmaps, declared
+ *    in core_engine.h (softdoca_mmap_region_*).
  *
  * The descriptor parser is separate (softdoca_mmap_desc_parse) so a fuzzer
  * can call it on raw bytes.
@@ -28,8 +23,9 @@
 #include <doca_mmap.h>
 
 #include "common.h"
+#include "core_engine.h"
 
-#define SOFTDOCA_MMAP_SECRET_LEN 16
+#define SOFTDOCA_MMAP_SECRET_LEN SOFTDOCA_SECRET_LEN
 
 /* Descriptor format, version 1: 72 bytes, every integer little-endian.
  *   0  magic "SDMM"         4    40  exporter address    8
@@ -80,32 +76,6 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 /* This process's identity as written into descriptors: pid and a random
  * 64-bit nonce drawn once per process. Errors: OPERATING_SYSTEM. */
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint64_t *nonce);
-
-/* A held region of the table. */
-struct softdoca_mmap_region {
-	struct doca_mmap *mmap;
-	uint64_t addr;		/* local address of the exported range */
-	uint64_t len;
-	uint32_t permissions;	/* doca_access_flag bits */
-};
-
-/* Find the exported, started mmap with this id and secret and hold it.
- * Errors: INVALID_VALUE (NULL), NOT_FOUND (no such region, or revoked),
- * AUTHENTICATION (wrong secret). */
-SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
-							  const uint8_t secret[SOFTDOCA_MMAP_SECRET_LEN],
-							  struct softdoca_mmap_region *region);
-
-/* Drop the hold taken by softdoca_mmap_region_lookup. */
-SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *region);
-
-/* Check that [addr, addr + len) lies inside a held region and that the
- * region grants every bit of need_perms; on success *local is the local
- * address. len 0 is allowed inside the region.
- * Errors: INVALID_VALUE (NULL, out of bounds), NOT_PERMITTED (permission
- * missing). */
-SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
-							 uint64_t len, uint32_t need_perms, void **local);
 
 /* Library-internal (buf_inventory.c, buf.c). */
 

@@ -16,21 +16,11 @@
 #include <doca_error.h>
 
 #include "common.h"
-
-/* Length of every descriptor secret, in bytes. */
-#define SOFTDOCA_SECRET_LEN 16
+#include "core_engine.h" /* SOFTDOCA_SECRET_LEN, softdoca_secret_generate / _equal */
 
 /* Fill len bytes at buf from getrandom(). Errors: OPERATING_SYSTEM (logged)
  * when the kernel has no randomness to give. */
 SOFTDOCA_EXPORT doca_error_t softdoca_random_fill(void *buf, size_t len);
-
-/* Draw a fresh secret of len bytes that is not all zero (parsers refuse an
- * all-zero secret as unset). Errors: as softdoca_random_fill. */
-SOFTDOCA_EXPORT doca_error_t softdoca_secret_generate(uint8_t *secret, size_t len);
-
-/* True when the len bytes at a and b are equal; the time taken does not
- * depend on where they differ. */
-SOFTDOCA_EXPORT bool softdoca_secret_equal(const uint8_t *a, const uint8_t *b, size_t len);
 
 /* True when all len bytes at p are zero (constant time as well). */
 SOFTDOCA_EXPORT bool softdoca_bytes_all_zero(const uint8_t *p, size_t len);

@@ -4,17 +4,14 @@
  * Two audiences, mirroring the mmap region table (mmap.h):
  *  - the RDMA layer, initiator side: what a doca_sync_event_remote_net
  *    names (softdoca_sync_event_remote_info), copied into each task.
- *  - the engine, target side: the table of exported sync events. An event
- *    is found by id and checked against its 128-bit secret
- *    (softdoca_sync_event_lookup), which holds it until
- *    softdoca_sync_event_release; while held, softdoca_sync_event_ref_get /
- *    _set / _add read and update its value from any thread and wake its
- *    waiters. Only events with a remote_net publisher location are in the
- *    table, from their export until they are stopped. doca_sync_event_stop
- *    and _destroy remove the event and wait until no holder is left, so
- *    after stop returns no remote update touches it. A holder must
- *    therefore not stop or destroy events, nor wait on a thread that might,
- *    while holding.
+ *  - the engine, target side: the table of exported sync events, declared
+ *    in core_engine.h (softdoca_sync_event_lookup / _release / _ref_*).
+ *    Only events with a remote_net publisher location are in the table,
+ *    from their export until they are stopped. doca_sync_event_stop and
+ *    _destroy remove the event and wait until no holder is left, so after
+ *    stop returns no remote update touches it. A holder must therefore not
+ *    stop or destroy events, nor wait on a thread that might, while
+ *    holding.
  *
  * The descriptor parser is separate (softdoca_sync_event_desc_parse) so a
  * fuzzer can call it on raw bytes.
@@ -29,8 +26,9 @@
 #include <doca_sync_event.h>
 
 #include "common.h"
+#include "core_engine.h"
 
-#define SOFTDOCA_SYNC_EVENT_SECRET_LEN 16
+#define SOFTDOCA_SYNC_EVENT_SECRET_LEN SOFTDOCA_SECRET_LEN
 
 /* Descriptor format, version 1: 48 bytes, every integer little-endian.
  *   0  magic "SDSE"         4    16  event id          8
@@ -67,32 +65,5 @@ SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_remote_info(const struct doca_s
  * Errors: INVALID_VALUE (NULL). */
 SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_remote_desc(const struct doca_sync_event_remote_net *event,
 							      struct softdoca_sync_event_desc *desc);
-
-/* A held event of the table. */
-struct softdoca_sync_event_ref {
-	struct doca_sync_event *event; /* NULL when nothing is held */
-	uint64_t event_id;
-};
-
-/* Find the exported, started event with this id and secret and hold it.
- * Errors: INVALID_VALUE (NULL), NOT_FOUND (no such event, never exported,
- * or revoked), AUTHENTICATION (wrong secret). */
-SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_lookup(uint64_t event_id,
-							 const uint8_t secret[SOFTDOCA_SYNC_EVENT_SECRET_LEN],
-							 struct softdoca_sync_event_ref *ref);
-
-/* Drop the hold taken by softdoca_sync_event_lookup; a second release of
- * the same ref is a no-op. */
-SOFTDOCA_EXPORT void softdoca_sync_event_release(struct softdoca_sync_event_ref *ref);
-
-/* The value of a held event (0 for a ref that holds nothing). */
-SOFTDOCA_EXPORT uint64_t softdoca_sync_event_ref_get(const struct softdoca_sync_event_ref *ref);
-
-/* Set the value of a held event and wake its waiters. */
-SOFTDOCA_EXPORT void softdoca_sync_event_ref_set(const struct softdoca_sync_event_ref *ref, uint64_t v);
-
-/* Add v (wrapping) to the value of a held event, wake its waiters, and
- * return the value before the addition. */
-SOFTDOCA_EXPORT uint64_t softdoca_sync_event_ref_add(const struct softdoca_sync_event_ref *ref, uint64_t v);
 
 #endif /* SOFTDOCA_CORE_SYNC_EVENT_H_ */

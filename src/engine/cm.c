@@ -31,8 +31,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
 
 SDK_LOG_REGISTER(ENGINE::CM)
 

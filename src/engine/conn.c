@@ -17,9 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
-#include "secret.h"
 #include "ucx_addr.h"
 
 SDK_LOG_REGISTER(ENGINE::CONN)

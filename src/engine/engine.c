@@ -22,9 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dev.h"
+#include <doca_dev.h>
+
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
 #include "ucx_addr.h"
 
 SDK_LOG_REGISTER(ENGINE)

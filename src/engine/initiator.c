@@ -15,8 +15,8 @@
  */
 #include <string.h>
 
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
 
 SDK_LOG_REGISTER(ENGINE::INITIATOR)
 

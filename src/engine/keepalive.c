@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
 
 SDK_LOG_REGISTER(ENGINE::KEEPALIVE)
 

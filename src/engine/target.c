@@ -20,10 +20,8 @@
 
 #include <doca_types.h>
 
+#include "core_engine.h"
 #include "engine_internal.h"
-#include "log_internal.h"
-#include "mmap.h"
-#include "sync_event.h"
 
 SDK_LOG_REGISTER(ENGINE::TARGET)
 

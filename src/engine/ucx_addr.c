@@ -55,7 +55,7 @@
 #include <sys/socket.h>
 
 #include "bytes.h"
-#include "log_internal.h"
+#include "core_engine.h"
 #include "ucx_addr.h"
 
 SDK_LOG_REGISTER(ENGINE::UCX_ADDR)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bytes.h"
-#include "log_internal.h"
+#include "core_engine.h"
 #include "wire.h"
 
 SDK_LOG_REGISTER(ENGINE::WIRE)

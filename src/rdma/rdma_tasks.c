@@ -164,12 +164,6 @@ static void rdma_task_null(const char *func)
 /* ------------------------------------------------------------------ */
 /* Buffers                                                            */
 
-/* Free bytes after the data window: where a local destination is filled. */
-static size_t rdma_buf_tail_room(const struct doca_buf *buf)
-{
-	return (buf->head + buf->len) - (buf->data + buf->data_len);
-}
-
 /* A local buffer: on a started local mmap that has the context's device,
  * writable if need_write. */
 static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct doca_buf *buf, bool need_write,
@@ -234,7 +228,7 @@ static doca_error_t rdma_sge_source(const struct doca_rdma *rdma, const struct d
 	uint32_t n = 0;
 	doca_error_t status;
 
-	for (buf = list; buf != NULL; buf = buf->next, n++) {
+	for (buf = list; buf != NULL; buf = softdoca_buf_list_next(buf), n++) {
 		if (n == max_bufs) {
 			SDK_LOG_ERR("%s: buffer list is longer than %u (doca_rdma_set_max_send_buf_list_len)", what,
 				    max_bufs);
@@ -243,9 +237,9 @@ static doca_error_t rdma_sge_source(const struct doca_rdma *rdma, const struct d
 		status = rdma_buf_local(rdma, buf, false, what, n);
 		if (status != DOCA_SUCCESS)
 			return status;
-		wr->sge[n].addr = (void *)buf->data;
-		wr->sge[n].len = buf->data_len;
-		total += buf->data_len;
+		wr->sge[n].addr = (void *)softdoca_buf_data_addr(buf);
+		wr->sge[n].len = softdoca_buf_data_len(buf);
+		total += wr->sge[n].len;
 	}
 	if (total > RDMA_MAX_MESSAGE_SIZE) {
 		SDK_LOG_ERR("%s: %llu bytes exceed the largest message (%u bytes)", what, (unsigned long long)total,
@@ -266,7 +260,7 @@ static doca_error_t rdma_sge_dest(const struct doca_rdma *rdma, const struct doc
 	uint32_t n = 0;
 	doca_error_t status;
 
-	for (buf = list; buf != NULL; buf = buf->next, n++) {
+	for (buf = list; buf != NULL; buf = softdoca_buf_list_next(buf), n++) {
 		if (n == max_bufs) {
 			SDK_LOG_ERR("%s: buffer list is longer than %u allowed", what, max_bufs);
 			return DOCA_ERROR_INVALID_VALUE;
@@ -274,8 +268,8 @@ static doca_error_t rdma_sge_dest(const struct doca_rdma *rdma, const struct doc
 		status = rdma_buf_local(rdma, buf, true, what, n);
 		if (status != DOCA_SUCCESS)
 			return status;
-		wr->sge[n].addr = (void *)(buf->data + buf->data_len);
-		wr->sge[n].len = rdma_buf_tail_room(buf);
+		wr->sge[n].addr = (void *)softdoca_buf_tail_addr(buf);
+		wr->sge[n].len = softdoca_buf_tail_room(buf);
 		room += wr->sge[n].len;
 	}
 	wr->num_sge = n;
@@ -289,11 +283,11 @@ static void rdma_dest_grow(struct doca_buf *list, uint64_t bytes)
 {
 	struct doca_buf *buf;
 
-	for (buf = list; buf != NULL && bytes > 0; buf = buf->next) {
-		size_t room = rdma_buf_tail_room(buf);
+	for (buf = list; buf != NULL && bytes > 0; buf = softdoca_buf_list_next(buf)) {
+		size_t room = softdoca_buf_tail_room(buf);
 		size_t take = bytes < room ? (size_t)bytes : room;
 
-		buf->data_len += take;
+		softdoca_buf_data_grow(buf, take);
 		bytes -= take;
 	}
 }
@@ -409,22 +403,22 @@ static doca_error_t read_prepare(const struct doca_task *task, struct engine_wr 
 	status = rdma_buf_remote(t->src_buf, DOCA_ACCESS_FLAG_RDMA_READ, "rdma read: source", &desc);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (t->src_buf->data_len > RDMA_MAX_MESSAGE_SIZE) {
-		SDK_LOG_ERR("rdma read: %zu bytes exceed the largest message (%u bytes)", t->src_buf->data_len,
-			    RDMA_MAX_MESSAGE_SIZE);
+	if (softdoca_buf_data_len(t->src_buf) > RDMA_MAX_MESSAGE_SIZE) {
+		SDK_LOG_ERR("rdma read: %zu bytes exceed the largest message (%u bytes)",
+			    softdoca_buf_data_len(t->src_buf), RDMA_MAX_MESSAGE_SIZE);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	status = rdma_sge_dest(rdma, t->dst_buf, rdma->props.max_send_buf_list_len, "rdma read: destination", wr,
 			       &room);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (t->src_buf->data_len > room) {
+	if (softdoca_buf_data_len(t->src_buf) > room) {
 		SDK_LOG_ERR("rdma read: the source holds %zu bytes but the destination has room for %llu after its data",
-			    t->src_buf->data_len, (unsigned long long)room);
+			    softdoca_buf_data_len(t->src_buf), (unsigned long long)room);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Only the head of a remote list counts, as DOCA documents. */
-	rdma_remote_fill(&wr->remote, &desc, t->src_buf->data, t->src_buf->data_len);
+	rdma_remote_fill(&wr->remote, &desc, softdoca_buf_data_addr(t->src_buf), softdoca_buf_data_len(t->src_buf));
 	return DOCA_SUCCESS;
 }
 
@@ -456,7 +450,7 @@ static doca_error_t write_common(const struct doca_task *task, enum engine_opcod
 	status = rdma_buf_remote(dst, DOCA_ACCESS_FLAG_RDMA_WRITE, what, &desc);
 	if (status != DOCA_SUCCESS)
 		return status;
-	room = rdma_buf_tail_room(dst);
+	room = softdoca_buf_tail_room(dst);
 	if (total > room) {
 		SDK_LOG_ERR("%s: the source holds %llu bytes but the remote destination has room for %llu after its "
 			    "data",
@@ -464,7 +458,7 @@ static doca_error_t write_common(const struct doca_task *task, enum engine_opcod
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Lands after the remote buffer's data; only the head counts. */
-	rdma_remote_fill(&wr->remote, &desc, dst->data + dst->data_len, room);
+	rdma_remote_fill(&wr->remote, &desc, softdoca_buf_tail_addr(dst), room);
 	return DOCA_SUCCESS;
 }
 
@@ -503,11 +497,12 @@ static doca_error_t atomic_common(const struct doca_task *task, enum engine_opco
 	status = rdma_buf_remote(dst, DOCA_ACCESS_FLAG_RDMA_ATOMIC, what, &desc);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (dst->data % RDMA_ATOMIC_SIZE != 0) {
-		SDK_LOG_ERR("%s: remote address 0x%llx is not 8-byte aligned", what, (unsigned long long)dst->data);
+	if (softdoca_buf_data_addr(dst) % RDMA_ATOMIC_SIZE != 0) {
+		SDK_LOG_ERR("%s: remote address 0x%llx is not 8-byte aligned", what,
+			    (unsigned long long)softdoca_buf_data_addr(dst));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((dst->head + dst->len) - dst->data < RDMA_ATOMIC_SIZE) {
+	if (softdoca_buf_data_len(dst) + softdoca_buf_tail_room(dst) < RDMA_ATOMIC_SIZE) {
 		SDK_LOG_ERR("%s: the remote destination has fewer than 8 bytes from its data on", what);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -515,15 +510,15 @@ static doca_error_t atomic_common(const struct doca_task *task, enum engine_opco
 	status = rdma_buf_local(rdma, result, true, what, 0);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (rdma_buf_tail_room(result) < RDMA_ATOMIC_SIZE) {
+	if (softdoca_buf_tail_room(result) < RDMA_ATOMIC_SIZE) {
 		SDK_LOG_ERR("%s: the result buffer has room for %zu bytes after its data, 8 are needed", what,
-			    rdma_buf_tail_room(result));
+			    softdoca_buf_tail_room(result));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	wr->sge[0].addr = (void *)(result->data + result->data_len);
+	wr->sge[0].addr = (void *)softdoca_buf_tail_addr(result);
 	wr->sge[0].len = RDMA_ATOMIC_SIZE;
 	wr->num_sge = 1;
-	rdma_remote_fill(&wr->remote, &desc, dst->data, RDMA_ATOMIC_SIZE);
+	rdma_remote_fill(&wr->remote, &desc, softdoca_buf_data_addr(dst), RDMA_ATOMIC_SIZE);
 	return DOCA_SUCCESS;
 }
 
@@ -579,12 +574,12 @@ static doca_error_t sync_result_sge(const struct doca_task *task, const struct d
 	status = rdma_buf_local(rdma_of(task), buf, true, what, 0);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (rdma_buf_tail_room(buf) < sizeof(uint64_t)) {
+	if (softdoca_buf_tail_room(buf) < sizeof(uint64_t)) {
 		SDK_LOG_ERR("%s: the buffer has room for %zu bytes after its data, 8 are needed", what,
-			    rdma_buf_tail_room(buf));
+			    softdoca_buf_tail_room(buf));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	wr->sge[0].addr = (void *)(buf->data + buf->data_len);
+	wr->sge[0].addr = (void *)softdoca_buf_tail_addr(buf);
 	wr->sge[0].len = sizeof(uint64_t);
 	wr->num_sge = 1;
 	return DOCA_SUCCESS;
@@ -626,12 +621,13 @@ static doca_error_t remote_net_sync_event_notify_set_prepare(const struct doca_t
 	status = rdma_buf_local(rdma_of(task), t->src_buf, false, what, 0);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (t->src_buf->data_len < sizeof(uint64_t)) {
-		SDK_LOG_ERR("%s: the source holds %zu bytes; the event takes its first 8", what, t->src_buf->data_len);
+	if (softdoca_buf_data_len(t->src_buf) < sizeof(uint64_t)) {
+		SDK_LOG_ERR("%s: the source holds %zu bytes; the event takes its first 8", what,
+			    softdoca_buf_data_len(t->src_buf));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* The event takes the first 8 bytes of the source. */
-	wr->sge[0].addr = (void *)t->src_buf->data;
+	wr->sge[0].addr = (void *)softdoca_buf_data_addr(t->src_buf);
 	wr->sge[0].len = sizeof(uint64_t);
 	wr->num_sge = 1;
 	return sync_remote(t->sync_event, what, &wr->remote);
