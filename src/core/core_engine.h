@@ -11,7 +11,7 @@
  *    region and wait until no holder is left, so after stop returns no
  *    remote operation touches the memory. A holder must therefore not
  *    stop or destroy mmaps, nor wait on a thread that might, while
- *    holding.
+ *    holding. softdoca_access_flag_name names a permission.
  *  - sync events: the table of exported events, held the same way;
  *    while held, softdoca_sync_event_ref_get / _set / _add read and
  *    update the value from any thread and wake its waiters.
@@ -66,6 +66,10 @@ SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *r
  * missing). */
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
 							 uint64_t len, uint32_t need_perms, void **local);
+
+/* The name of one doca_access_flag bit, for log lines (the RDMA layer
+ * uses it too). */
+SOFTDOCA_EXPORT const char *softdoca_access_flag_name(uint32_t flag);
 
 /* ---- sync events ------------------------------------------------------- */
 

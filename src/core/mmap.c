@@ -241,6 +241,28 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mm
 	return DOCA_SUCCESS;
 }
 
+SOFTDOCA_EXPORT const char *softdoca_access_flag_name(uint32_t flag)
+{
+	switch (flag) {
+	case DOCA_ACCESS_FLAG_LOCAL_READ_WRITE:
+		return "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE";
+	case DOCA_ACCESS_FLAG_RDMA_READ:
+		return "DOCA_ACCESS_FLAG_RDMA_READ";
+	case DOCA_ACCESS_FLAG_RDMA_WRITE:
+		return "DOCA_ACCESS_FLAG_RDMA_WRITE";
+	case DOCA_ACCESS_FLAG_RDMA_ATOMIC:
+		return "DOCA_ACCESS_FLAG_RDMA_ATOMIC";
+	case DOCA_ACCESS_FLAG_PCI_READ_ONLY:
+		return "DOCA_ACCESS_FLAG_PCI_READ_ONLY";
+	case DOCA_ACCESS_FLAG_PCI_READ_WRITE:
+		return "DOCA_ACCESS_FLAG_PCI_READ_WRITE";
+	case DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING:
+		return "DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING";
+	default:
+		return "DOCA_ACCESS_FLAG (not a single flag)";
+	}
+}
+
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint64_t *nonce)
 {
 	doca_error_t err = DOCA_SUCCESS;

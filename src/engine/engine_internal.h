@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include <ucp/api/ucp.h>
@@ -57,14 +58,23 @@ enum engine_conn_state {
 struct rndv_ctx;
 struct tgt_resp;
 
+/* Where a target operation is (target.c draws the transitions). */
+enum tgt_op_state {
+	TGT_OP_QUEUED = 0, /* in its connection's queue: runs when it is the head */
+	TGT_OP_PARKED,     /* the head, waiting for a posted receive or our connect, until deadline_ns */
+	TGT_OP_RECEIVING,  /* the head; its rendezvous payload is arriving (rndv_ctx) */
+	TGT_OP_ANSWERING,  /* the head, a read; its answer is being sent */
+	TGT_OP_DROPPED,    /* off the queue (its connection is gone); the callback frees it */
+};
+
 struct tgt_op {
 	struct wire_req req;
+	enum tgt_op_state state;
 	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
 	size_t data_len;       /* payload length (eager or rendezvous) */
-	bool rndv;             /* data is a rendezvous descriptor */
-	bool started;          /* execution began (rendezvous receive in flight) */
+	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	struct rndv_ctx *rndv_ctx; /* that receive, while in flight */
-	uint64_t deadline_ns;  /* fail with an RNR / not-connected error after this; 0 = never */
+	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
 	struct tgt_op *next;
 };
 
@@ -204,6 +214,36 @@ struct engine_worker {
 	unsigned int svc_seen_ticks;
 	struct engine_worker *svc_next;
 };
+
+/* Copy len bytes from src into the list dst (cut at its end). */
+static inline void engine_sge_scatter(const struct engine_sge *dst, uint32_t n, const void *src, size_t len)
+{
+	const uint8_t *p = src;
+
+	for (uint32_t i = 0; i < n && len > 0; i++) {
+		size_t take = dst[i].len < len ? dst[i].len : len;
+
+		memcpy(dst[i].addr, p, take);
+		p += take;
+		len -= take;
+	}
+}
+
+/* How a list of n > 0 buffers holding len bytes goes to UCX's nbx calls:
+ * several as an iov (p's datatype), one contiguous, which lets UCX use
+ * zero-copy. Returns the buffer argument; *count gets the count one. */
+static inline void *engine_sge_ucx(const struct engine_sge *sge, uint32_t n, size_t len, ucp_request_param_t *p,
+				   size_t *count)
+{
+	if (n > 1) {
+		p->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		p->datatype = ucp_dt_make_iov();
+		*count = n;
+		return (void *)sge;
+	}
+	*count = len;
+	return sge[0].addr;
+}
 
 /* engine.c */
 uint64_t engine_now_ns(void);

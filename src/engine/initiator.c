@@ -170,6 +170,8 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	ucs_status_ptr_t req;
 	bool payload = op_carries_payload(wr->opcode);
 	doca_error_t status;
+	void *buffer = NULL;
+	size_t count = 0;
 
 	if (wr->conn == NULL || wr->conn->worker != w || wr->conn->state != CONN_CONNECTED) {
 		if (wr->conn != NULL && (wr->conn->state == CONN_CLOSED || wr->conn->state == CONN_FREE))
@@ -191,16 +193,10 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = req_send_cb;
 	p.user_data = &wr->conn->slots[slot_index(wr->wr_id)];
-	payload = payload && wr->num_sge > 0;
-	if (payload && wr->num_sge > 1) {
-		/* A list goes as an iov; UCX rejects an empty one, and a single
-		 * buffer goes contiguous, which lets UCX use zero-copy. */
-		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		p.datatype = ucp_dt_make_iov();
-	}
-	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r),
-			      !payload ? NULL : wr->num_sge > 1 ? (void *)wr->sge : wr->sge[0].addr,
-			      !payload ? 0 : wr->num_sge > 1 ? wr->num_sge : wr->sge[0].len, &p);
+	/* UCX rejects an empty iov: no buffers, no payload. */
+	if (payload && wr->num_sge > 0)
+		buffer = engine_sge_ucx(wr->sge, wr->num_sge, wr->sge[0].len, &p, &count);
+	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), buffer, count, &p);
 	if (req == NULL) {
 		req_send_done(wr, UCS_OK);
 	} else if (UCS_PTR_IS_ERR(req)) {
@@ -295,19 +291,6 @@ static doca_error_t resp_check_payload(struct engine_wr *wr, const struct wire_r
 	return DOCA_SUCCESS;
 }
 
-static void sge_scatter(struct engine_wr *wr, const void *data, size_t length)
-{
-	const uint8_t *src = data;
-
-	for (uint32_t i = 0; i < wr->num_sge && length > 0; i++) {
-		size_t n = wr->sge[i].len < length ? wr->sge[i].len : length;
-
-		memcpy(wr->sge[i].addr, src, n);
-		src += n;
-		length -= n;
-	}
-}
-
 /* 8-byte results (atomics, sync event add) land in the first sge. */
 static void resp_store_value(struct engine_wr *wr, const struct wire_resp *r)
 {
@@ -315,7 +298,7 @@ static void resp_store_value(struct engine_wr *wr, const struct wire_resp *r)
 		return;
 	if (r->status != WIRE_STATUS_SUCCESS)
 		return;
-	sge_scatter(wr, &r->value, sizeof(r->value));
+	engine_sge_scatter(wr->sge, wr->num_sge, &r->value, sizeof(r->value));
 	wr->result_len = sizeof(r->value);
 }
 
@@ -373,18 +356,14 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
 		ucp_request_param_t p = {0};
 		ucs_status_ptr_t req;
+		size_t count;
+		void *buffer;
 
 		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.recv_am = resp_rndv_done;
 		p.user_data = &c->slots[slot_index(wr->wr_id)];
-		if (wr->num_sge > 1) {
-			p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-			p.datatype = ucp_dt_make_iov();
-			req = ucp_am_recv_data_nbx(w->ucp, data, wr->sge, wr->num_sge, &p);
-		} else {
-			/* One buffer: contiguous, so UCX can receive zero-copy. */
-			req = ucp_am_recv_data_nbx(w->ucp, data, wr->sge[0].addr, length, &p);
-		}
+		buffer = engine_sge_ucx(wr->sge, wr->num_sge, length, &p, &count);
+		req = ucp_am_recv_data_nbx(w->ucp, data, buffer, count, &p);
 		if (req == NULL)
 			wr_answer(w, wr, DOCA_SUCCESS);
 		else if (UCS_PTR_IS_ERR(req))
@@ -393,7 +372,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 			wr->recv_req = req;
 		return UCS_OK;
 	}
-	sge_scatter(wr, data, length);
+	engine_sge_scatter(wr->sge, wr->num_sge, data, length);
 	wr_answer(w, wr, DOCA_SUCCESS);
 	return UCS_OK;
 }

@@ -14,6 +14,21 @@
  * or for our own connect — holds the head of the connection's queue, and
  * the ones behind it wait. So a receive completion implies that earlier
  * writes have landed, and a read sees earlier writes.
+ *
+ * An operation's states (enum tgt_op_state, engine_internal.h):
+ *
+ *   QUEUED ---> PARKED      waits for a posted receive or our connect,
+ *     ^  <---               with a deadline (engine_target_expire)
+ *     |
+ *     +-----> RECEIVING     its payload comes by rendezvous (rndv_done)
+ *     +-----> ANSWERING     a read: its answer is being sent (resp_finish)
+ *                 |
+ *                 +-------> DROPPED   the connection went away meanwhile:
+ *                                     the callback frees it
+ *
+ * An operation that finishes at once goes from QUEUED (or PARKED) to
+ * freed; RECEIVING and ANSWERING end in tgt_op_finished. Each opcode's
+ * handler is found in tgt_opdefs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,10 +51,27 @@ enum tgt_result {
 	TGT_PENDING, /* waits: for data, a receive, a connect, or its answer's send */
 };
 
-struct tgt_ctx {
-	struct engine_conn *conn;
-	struct tgt_op *op;
+/* The transitions the file comment draws; anything else is a bug here. */
+static const uint8_t op_next[] = {
+	[TGT_OP_QUEUED] = 1u << TGT_OP_PARKED | 1u << TGT_OP_RECEIVING | 1u << TGT_OP_ANSWERING,
+	[TGT_OP_PARKED] = 1u << TGT_OP_QUEUED,
+	[TGT_OP_RECEIVING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_DROPPED,
+	[TGT_OP_ANSWERING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_DROPPED,
+	[TGT_OP_DROPPED] = 0,
 };
+
+static inline void op_to(struct tgt_op *op, enum tgt_op_state to)
+{
+	if (unlikely(!(op_next[op->state] & (1u << to))))
+		SDK_LOG_ERR("target operation: state %d to %d is not a transition", (int)op->state, (int)to);
+	op->state = to;
+}
+
+/* Waiting for UCX (its payload, its answer's send): not to be run again. */
+static inline bool op_in_flight(const struct tgt_op *op)
+{
+	return op->state == TGT_OP_RECEIVING || op->state == TGT_OP_ANSWERING || op->state == TGT_OP_DROPPED;
+}
 
 /* An answer on its way; lives until UCX has sent it. */
 struct tgt_resp {
@@ -77,16 +109,19 @@ static void op_release_data(struct engine_worker *w, struct tgt_op *op)
 
 static void op_unpark(struct engine_worker *w, struct tgt_op *op)
 {
-	if (op->deadline_ns != 0) {
+	if (op->state == TGT_OP_PARKED) {
+		op_to(op, TGT_OP_QUEUED);
 		op->deadline_ns = 0;
 		w->parked--;
 	}
 }
 
+/* A second park keeps the first deadline: the sender's retries run on. */
 static void op_park(struct engine_worker *w, struct tgt_op *op, uint64_t timeout_ns)
 {
-	if (op->deadline_ns != 0)
+	if (op->state == TGT_OP_PARKED)
 		return;
+	op_to(op, TGT_OP_PARKED);
 	op->deadline_ns = timeout_ns == 0 ? UINT64_MAX : engine_now_ns() + timeout_ns;
 	w->parked++;
 	engine_svc_kick();
@@ -169,11 +204,11 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 		resp_unlink(resp->conn->worker, resp);
 		softdoca_mmap_region_release(&resp->region);
 	}
-	if (op != NULL && op->started) {
+	if (op != NULL && (op->state == TGT_OP_ANSWERING || op->state == TGT_OP_DROPPED)) {
 		if (async)
 			tgt_op_finished(resp->conn, op);
 		else
-			op->started = false;
+			op_to(op, TGT_OP_QUEUED);
 	}
 	free(resp);
 }
@@ -186,63 +221,74 @@ static void resp_sent(void *request, ucs_status_t st, void *user)
 
 /* ---- checks ---------------------------------------------------------- */
 
-static const char *op_name(uint8_t opcode)
+/* What each opcode is, for the dispatch and the log lines; opcodes are
+ * checked (wire_check) before they index this. */
+typedef enum tgt_result (*tgt_exec_fn)(struct engine_conn *c, struct tgt_op *op);
+
+static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op);
+static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op);
+static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op);
+static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op);
+static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op);
+
+struct tgt_opdef {
+	const char *name;
+	tgt_exec_fn exec;
+	uint32_t perm;      /* what the context (and a region) must grant; 0: none */
+	bool waits_for_recv; /* may park for a receive: unparks itself */
+};
+
+static const struct tgt_opdef tgt_opdefs[ENGINE_OP_SYNC_ADD + 1] = {
+	[ENGINE_OP_SEND] = {"send", tgt_send, 0, true},
+	[ENGINE_OP_SEND_IMM] = {"send with immediate", tgt_send, 0, true},
+	[ENGINE_OP_WRITE] = {"write", tgt_write, DOCA_ACCESS_FLAG_RDMA_WRITE, true},
+	[ENGINE_OP_WRITE_IMM] = {"write with immediate", tgt_write, DOCA_ACCESS_FLAG_RDMA_WRITE, true},
+	[ENGINE_OP_READ] = {"read", tgt_read, DOCA_ACCESS_FLAG_RDMA_READ, false},
+	[ENGINE_OP_ATOMIC_CAS] = {"atomic compare-and-swap", tgt_atomic, DOCA_ACCESS_FLAG_RDMA_ATOMIC, false},
+	[ENGINE_OP_ATOMIC_FADD] = {"atomic fetch-and-add", tgt_atomic, DOCA_ACCESS_FLAG_RDMA_ATOMIC, false},
+	[ENGINE_OP_SYNC_GET] = {"sync event get", tgt_sync, DOCA_ACCESS_FLAG_RDMA_READ, false},
+	[ENGINE_OP_SYNC_SET] = {"sync event set", tgt_sync, DOCA_ACCESS_FLAG_RDMA_WRITE, false},
+	[ENGINE_OP_SYNC_ADD] = {"sync event add", tgt_sync, DOCA_ACCESS_FLAG_RDMA_ATOMIC, false},
+};
+
+static const struct tgt_opdef *op_def(const struct tgt_op *op)
 {
-	switch (opcode) {
-	case ENGINE_OP_SEND:
-		return "send";
-	case ENGINE_OP_SEND_IMM:
-		return "send with immediate";
-	case ENGINE_OP_WRITE:
-		return "write";
-	case ENGINE_OP_WRITE_IMM:
-		return "write with immediate";
-	case ENGINE_OP_READ:
-		return "read";
-	case ENGINE_OP_ATOMIC_CAS:
-		return "atomic compare-and-swap";
-	case ENGINE_OP_ATOMIC_FADD:
-		return "atomic fetch-and-add";
-	case ENGINE_OP_SYNC_GET:
-		return "sync event get";
-	case ENGINE_OP_SYNC_SET:
-		return "sync event set";
-	default:
-		return "sync event add";
-	}
+	return &tgt_opdefs[op->req.opcode];
 }
 
-static const char *perm_name(uint32_t perm)
+/* The context's permissions (doca_rdma_set_permissions) must grant what
+ * the operation needs, whatever it names. */
+static doca_error_t tgt_ctx_permits(struct engine_conn *c, const struct tgt_op *op)
 {
-	switch (perm) {
-	case DOCA_ACCESS_FLAG_RDMA_READ:
-		return "DOCA_ACCESS_FLAG_RDMA_READ";
-	case DOCA_ACCESS_FLAG_RDMA_WRITE:
-		return "DOCA_ACCESS_FLAG_RDMA_WRITE";
-	default:
-		return "DOCA_ACCESS_FLAG_RDMA_ATOMIC";
-	}
+	uint32_t perm = op_def(op)->perm;
+
+	if (c->worker->conf.permissions & perm)
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
+		       "lack %s",
+		       c->id, op_def(op)->name, softdoca_access_flag_name(perm));
+	return DOCA_ERROR_NOT_PERMITTED;
 }
 
 /* Find and hold the region the request names, check range and permission.
  * Errors map to what the initiator's task reports: NOT_PERMITTED for a bad
  * key or a missing permission, INVALID_VALUE for a bad range. */
-static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, uint64_t len, uint32_t perm,
+static doca_error_t tgt_region(struct engine_conn *c, const struct tgt_op *op, uint64_t len,
 			       struct softdoca_mmap_region *region, void **local)
 {
+	const struct wire_req *r = &op->req;
+	const char *name = op_def(op)->name;
+	uint32_t perm = op_def(op)->perm;
 	doca_error_t status;
 
-	if (!(c->worker->conf.permissions & perm)) {
-		SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
-			    "lack %s",
-			    c->id, op_name(r->opcode), perm_name(perm));
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
+	status = tgt_ctx_permits(c, op);
+	if (status != DOCA_SUCCESS)
+		return status;
 	status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
 
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
-			    c->id, op_name(r->opcode), (unsigned long long)r->region_id);
+			    c->id, name, (unsigned long long)r->region_id);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	status = softdoca_mmap_region_check(region, r->remote_addr, len, perm, local);
@@ -251,11 +297,11 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct wire_req *r, 
 	softdoca_mmap_region_release(region);
 	if (status == DOCA_ERROR_NOT_PERMITTED) {
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu was not exported with %s", c->id,
-			    op_name(r->opcode), (unsigned long long)r->region_id, perm_name(perm));
+			    name, (unsigned long long)r->region_id, softdoca_access_flag_name(perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	SDK_LOG_ERR_RL("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", c->id,
-		    op_name(r->opcode), (unsigned long long)r->remote_addr, (unsigned long long)len,
+		    name, (unsigned long long)r->remote_addr, (unsigned long long)len,
 		    (unsigned long long)r->region_id);
 	return DOCA_ERROR_INVALID_VALUE;
 }
@@ -347,7 +393,7 @@ void engine_target_abandon(struct engine_worker *w)
 
 		w->resp_list = resp->next;
 		softdoca_mmap_region_release(&resp->region);
-		if (resp->op != NULL && resp->op->req.version == 0)
+		if (resp->op != NULL && resp->op->state == TGT_OP_DROPPED)
 			free(resp->op);
 		free(resp);
 	}
@@ -384,6 +430,29 @@ static uint32_t iov_trim(struct engine_sge *out, const struct engine_sge *in, ui
 	return k;
 }
 
+/* The end of every landing: give up the region, complete the receive
+ * (recv_len: what it reports), answer. */
+static enum tgt_result tgt_land_end(struct engine_conn *c, struct tgt_op *op, struct engine_wr *recv,
+				    struct softdoca_mmap_region *region, doca_error_t status, uint64_t recv_len)
+{
+	if (region != NULL)
+		softdoca_mmap_region_release(region);
+	if (recv != NULL)
+		recv_complete(c, recv, &op->req, status, recv_len);
+	tgt_answer(c, op, status, 0, NULL, 0, NULL);
+	return TGT_DONE;
+}
+
+/* The same for a rendezvous landing, whose context holds the region. */
+static enum tgt_result rndv_end(struct rndv_ctx *x, doca_error_t status, uint64_t recv_len)
+{
+	enum tgt_result r = tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status,
+					 recv_len);
+
+	free(x);
+	return r;
+}
+
 static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 {
 	struct rndv_ctx *x = user;
@@ -395,10 +464,10 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 	ucp_request_free(request);
 	rndv_unlink(c->worker, x);
 	op->rndv_ctx = NULL;
-	if (x->holds_region)
-		softdoca_mmap_region_release(&x->region);
-	if (op->req.version == 0) {
+	if (op->state == TGT_OP_DROPPED) {
 		/* The connection was dropped while the data came in. */
+		if (x->holds_region)
+			softdoca_mmap_region_release(&x->region);
 		if (x->recv != NULL) {
 			x->recv->status = DOCA_ERROR_CONNECTION_ABORTED;
 			engine_wr_finish(c->worker, x->recv);
@@ -407,11 +476,22 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 		free(x);
 		return;
 	}
-	if (x->recv != NULL)
-		recv_complete(c, x->recv, &op->req, status, op->data_len);
-	tgt_answer(c, op, status, 0, NULL, 0, NULL);
-	free(x);
+	rndv_end(x, status, op->data_len);
 	tgt_op_finished(c, op);
+}
+
+/* Start the rendezvous receive of the payload into x->iov. */
+static ucs_status_ptr_t tgt_land_rndv(struct engine_worker *w, struct tgt_op *op, struct rndv_ctx *x)
+{
+	ucp_request_param_t p = {0};
+	size_t count;
+	void *buffer;
+
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.cb.recv_am = rndv_done;
+	p.user_data = x;
+	buffer = engine_sge_ucx(x->iov, x->num_iov, op->data_len, &p, &count);
+	return ucp_am_recv_data_nbx(w->ucp, op->data, buffer, count, &p);
 }
 
 /* Land the payload at dst: at once for eager data, or start the
@@ -420,37 +500,16 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 				struct engine_wr *recv, struct softdoca_mmap_region *region)
 {
 	struct engine_worker *w = c->worker;
-	ucp_request_param_t p = {0};
 	struct rndv_ctx *x;
 	ucs_status_ptr_t req;
 
 	if (!op->rndv) {
-		const uint8_t *src = op->data;
-		size_t left = op->data_len;
-
-		for (uint32_t i = 0; i < nsge && left > 0; i++) {
-			size_t n = dst[i].len < left ? dst[i].len : left;
-
-			memcpy(dst[i].addr, src, n);
-			src += n;
-			left -= n;
-		}
-		if (region != NULL)
-			softdoca_mmap_region_release(region);
-		if (recv != NULL)
-			recv_complete(c, recv, &op->req, DOCA_SUCCESS, op->data_len);
-		tgt_answer(c, op, DOCA_SUCCESS, 0, NULL, 0, NULL);
-		return TGT_DONE;
+		engine_sge_scatter(dst, nsge, op->data, op->data_len);
+		return tgt_land_end(c, op, recv, region, DOCA_SUCCESS, op->data_len);
 	}
 	x = calloc(1, sizeof(*x));
-	if (x == NULL) {
-		if (region != NULL)
-			softdoca_mmap_region_release(region);
-		if (recv != NULL)
-			recv_complete(c, recv, &op->req, DOCA_ERROR_NO_MEMORY, 0);
-		tgt_answer(c, op, DOCA_ERROR_NO_MEMORY, 0, NULL, 0, NULL);
-		return TGT_DONE;
-	}
+	if (x == NULL)
+		return tgt_land_end(c, op, recv, region, DOCA_ERROR_NO_MEMORY, 0);
 	x->conn = c;
 	x->op = op;
 	x->recv = recv;
@@ -459,48 +518,24 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 		x->holds_region = true;
 	}
 	x->num_iov = iov_trim(x->iov, dst, nsge, op->data_len);
-	op->started = true;
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.recv_am = rndv_done;
-	p.user_data = x;
-	if (x->num_iov > 1) {
-		p.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		p.datatype = ucp_dt_make_iov();
-		req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov, x->num_iov, &p);
-	} else {
-		/* One buffer: contiguous, so UCX can receive zero-copy. */
-		req = ucp_am_recv_data_nbx(w->ucp, op->data, x->iov[0].addr, op->data_len, &p);
-	}
+	op_to(op, TGT_OP_RECEIVING);
+	req = tgt_land_rndv(w, op, x);
 	op->data = NULL; /* the descriptor now belongs to the receive */
 	if (UCS_PTR_IS_ERR(req)) {
 		SDK_LOG_ERR_RL("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
 			    ucs_status_string(UCS_PTR_STATUS(req)));
-		op->started = false;
-		if (x->holds_region)
-			softdoca_mmap_region_release(&x->region);
-		if (recv != NULL)
-			recv_complete(c, recv, &op->req, DOCA_ERROR_IO_FAILED, 0);
-		tgt_answer(c, op, DOCA_ERROR_IO_FAILED, 0, NULL, 0, NULL);
-		free(x);
-		return TGT_DONE;
-	}
-	if (req != NULL) {
-		x->req = req;
-		x->next = w->rndv_list;
-		w->rndv_list = x;
-		op->rndv_ctx = x;
+		op_to(op, TGT_OP_QUEUED);
+		return rndv_end(x, DOCA_ERROR_IO_FAILED, 0);
 	}
 	if (req == NULL) {
 		/* Finished at once: UCX did not call back. */
-		op->started = false;
-		if (x->holds_region)
-			softdoca_mmap_region_release(&x->region);
-		if (recv != NULL)
-			recv_complete(c, recv, &op->req, DOCA_SUCCESS, op->data_len);
-		tgt_answer(c, op, DOCA_SUCCESS, 0, NULL, 0, NULL);
-		free(x);
-		return TGT_DONE;
+		op_to(op, TGT_OP_QUEUED);
+		return rndv_end(x, DOCA_SUCCESS, op->data_len);
 	}
+	x->req = req;
+	x->next = w->rndv_list;
+	w->rndv_list = x;
+	op->rndv_ctx = x;
 	return TGT_PENDING;
 }
 
@@ -524,9 +559,8 @@ static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op)
 	recv = recv_take(w);
 	if (op->data_len > recv_capacity(recv)) {
 		SDK_LOG_ERR_RL("connection %u: a %zu-byte %s does not fit the posted receive (%llu bytes): both fail",
-			    c->id, op->data_len, op_name(op->req.opcode), (unsigned long long)recv_capacity(recv));
-		recv_complete(c, recv, &op->req, DOCA_ERROR_TOO_BIG, 0);
-		return tgt_fail(c, op, DOCA_ERROR_TOO_BIG);
+			    c->id, op->data_len, op_def(op)->name, (unsigned long long)recv_capacity(recv));
+		return tgt_land_end(c, op, recv, NULL, DOCA_ERROR_TOO_BIG, 0);
 	}
 	return tgt_land(c, op, recv->sge, recv->num_sge, recv, NULL);
 }
@@ -552,12 +586,9 @@ static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
 		 * (as in InfiniBand); write-with-immediate still consumes a receive. */
 		return tgt_land(c, op, NULL, 0, recv, NULL);
 	}
-	status = tgt_region(c, &op->req, op->data_len, DOCA_ACCESS_FLAG_RDMA_WRITE, &region, &local);
-	if (status != DOCA_SUCCESS) {
-		if (recv != NULL)
-			recv_complete(c, recv, &op->req, status, 0);
-		return tgt_fail(c, op, status);
-	}
+	status = tgt_region(c, op, op->data_len, &region, &local);
+	if (status != DOCA_SUCCESS)
+		return tgt_land_end(c, op, recv, NULL, status, 0);
 	dst.addr = local;
 	dst.len = op->data_len;
 	return tgt_land(c, op, &dst, 1, recv, &region);
@@ -571,14 +602,14 @@ static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op)
 
 	if (op->req.length == 0)
 		return tgt_fail(c, op, DOCA_SUCCESS); /* nothing to read, no key to check */
-	status = tgt_region(c, &op->req, op->req.length, DOCA_ACCESS_FLAG_RDMA_READ, &region, &local);
+	status = tgt_region(c, op, op->req.length, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_fail(c, op, status);
 	/* The op waits for its answer's send: a later write on this
 	 * connection must not change what this read returns. */
-	op->started = true;
+	op_to(op, TGT_OP_ANSWERING);
 	tgt_answer(c, op, DOCA_SUCCESS, 0, local, op->req.length, &region);
-	return op->started ? TGT_PENDING : TGT_DONE;
+	return op->state == TGT_OP_ANSWERING ? TGT_PENDING : TGT_DONE;
 }
 
 static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
@@ -590,10 +621,10 @@ static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
 
 	if (op->req.remote_addr % 8 != 0) {
 		SDK_LOG_ERR_RL("connection %u: %s refused: address %#llx is not 8-byte aligned", c->id,
-			    op_name(op->req.opcode), (unsigned long long)op->req.remote_addr);
+			    op_def(op)->name, (unsigned long long)op->req.remote_addr);
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
-	status = tgt_region(c, &op->req, 8, DOCA_ACCESS_FLAG_RDMA_ATOMIC, &region, &local);
+	status = tgt_region(c, op, 8, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_fail(c, op, status);
 	target = local;
@@ -613,25 +644,18 @@ static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
  * needs the matching permission of this context, like memory. */
 static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
 {
-	static const uint32_t need[] = {DOCA_ACCESS_FLAG_RDMA_READ, DOCA_ACCESS_FLAG_RDMA_WRITE,
-					DOCA_ACCESS_FLAG_RDMA_ATOMIC};
-	uint32_t perm = need[op->req.opcode - ENGINE_OP_SYNC_GET];
 	struct softdoca_sync_event_ref ref;
 	uint64_t value = 0;
 
-	if (!(c->worker->conf.permissions & perm)) {
-		SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
-			    "lack %s",
-			    c->id, op_name(op->req.opcode), perm_name(perm));
+	if (tgt_ctx_permits(c, op) != DOCA_SUCCESS)
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
-	}
 	if (op->req.opcode == ENGINE_OP_SYNC_SET && (op->rndv || op->data_len != sizeof(value))) {
 		SDK_LOG_ERR_RL("connection %u: sync event set carries %zu bytes, not 8", c->id, op->data_len);
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
 	if (softdoca_sync_event_lookup(op->req.region_id, op->req.region_secret, &ref) != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong",
-			       c->id, op_name(op->req.opcode), (unsigned long long)op->req.region_id);
+			       c->id, op_def(op)->name, (unsigned long long)op->req.region_id);
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
 	}
 	switch (op->req.opcode) {
@@ -662,24 +686,9 @@ static enum tgt_result tgt_exec(struct engine_conn *c, struct tgt_op *op)
 		op_park(w, op, NOT_CONNECTED_RETRY_NS);
 		return TGT_PENDING;
 	}
-	switch (op->req.opcode) {
-	case ENGINE_OP_SEND:
-	case ENGINE_OP_SEND_IMM:
-		return tgt_send(c, op);
-	case ENGINE_OP_WRITE:
-	case ENGINE_OP_WRITE_IMM:
-		return tgt_write(c, op);
-	case ENGINE_OP_READ:
+	if (!op_def(op)->waits_for_recv)
 		op_unpark(w, op);
-		return tgt_read(c, op);
-	case ENGINE_OP_ATOMIC_CAS:
-	case ENGINE_OP_ATOMIC_FADD:
-		op_unpark(w, op);
-		return tgt_atomic(c, op);
-	default:
-		op_unpark(w, op);
-		return tgt_sync(c, op);
-	}
+	return op_def(op)->exec(c, op);
 }
 
 /* ---- the per-connection queue ----------------------------------------- */
@@ -694,36 +703,39 @@ static void tq_pop(struct engine_conn *c)
 	c->tq_len--;
 }
 
+/* The head is over (answered): off the queue, its payload back to UCX. */
+static void tq_retire_head(struct engine_conn *c)
+{
+	struct engine_worker *w = c->worker;
+	struct tgt_op *op = c->tq_head;
+
+	op_unpark(w, op);
+	tq_pop(c);
+	op_release_data(w, op);
+	free(op);
+}
+
 /* Run operations from the head until one has to wait. */
 static void tq_run(struct engine_conn *c)
 {
-	struct engine_worker *w = c->worker;
-
-	while (c->tq_head != NULL && !c->tq_head->started && c->state != CONN_CLOSED) {
-		struct tgt_op *op = c->tq_head;
-
-		if (tgt_exec(c, op) == TGT_PENDING)
+	while (c->tq_head != NULL && !op_in_flight(c->tq_head) && c->state != CONN_CLOSED) {
+		if (tgt_exec(c, c->tq_head) == TGT_PENDING)
 			return;
-		op_unpark(w, op);
-		tq_pop(c);
-		op_release_data(w, op);
-		free(op);
+		tq_retire_head(c);
 	}
 }
 
 /* An operation that was waiting (rendezvous data, read answer) is over. */
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 {
-	op->started = false;
-	if (op->req.version == 0) {
+	if (op->state == TGT_OP_DROPPED) {
 		free(op); /* dropped with its connection while it waited */
 		return;
 	}
+	op_to(op, TGT_OP_QUEUED);
 	if (c->tq_head != op)
 		return;
-	tq_pop(c);
-	op_release_data(c->worker, op);
-	free(op);
+	tq_retire_head(c);
 	tq_run(c);
 }
 
@@ -746,29 +758,28 @@ void engine_target_expire(struct engine_worker *w, uint64_t now)
 		struct tgt_op *op = c->tq_head;
 		doca_error_t status;
 
-		if (op == NULL || op->started || op->deadline_ns == 0 || op->deadline_ns > now)
+		if (op == NULL || op->state != TGT_OP_PARKED || op->deadline_ns > now)
 			continue;
 		op_unpark(w, op);
 		if (c->state == CONN_EXPORTED && !w->conf.dc) {
 			SDK_LOG_ERR_RL("connection %u: the peer's %s waited for this side to connect and timed out",
-				       c->id, op_name(op->req.opcode));
+				       c->id, op_def(op)->name);
 			status = DOCA_ERROR_NOT_CONNECTED;
 		} else {
 			SDK_LOG_ERR_RL("connection %u: receiver not ready: no receive was posted for the peer's %s "
 				    "within its RNR retries",
-				    c->id, op_name(op->req.opcode));
+				    c->id, op_def(op)->name);
 			status = DOCA_ERROR_TIME_OUT;
 		}
 		tgt_answer(c, op, status, 0, NULL, 0, NULL);
-		tq_pop(c);
-		op_release_data(w, op);
-		free(op);
+		tq_retire_head(c);
 		tq_run(c);
 	}
 }
 
 /* The connection is gone: drop what waits. An op whose payload is still
- * arriving is marked (version 0) and freed by its callback. */
+ * arriving, or whose answer is being sent, goes DROPPED and is freed by
+ * its callback. */
 void engine_target_drop(struct engine_conn *c)
 {
 	struct engine_worker *w = c->worker;
@@ -779,10 +790,10 @@ void engine_target_drop(struct engine_conn *c)
 		tq_pop(c);
 		op_unpark(w, op);
 		op_release_data(w, op);
-		if (op->started) {
+		if (op_in_flight(op)) {
 			/* Its callback frees it; a receive in flight is cancelled
 			 * so that it calls back (and gives up its region) soon. */
-			op->req.version = 0;
+			op_to(op, TGT_OP_DROPPED);
 			if (op->rndv_ctx != NULL && op->rndv_ctx->req != NULL)
 				ucp_request_cancel(w->ucp, op->rndv_ctx->req);
 			continue;
@@ -798,7 +809,7 @@ uint64_t engine_target_bulk_bytes(const struct engine_conn *c)
 {
 	uint64_t bytes = 0;
 
-	if (c->tq_head != NULL && c->tq_head->started && c->tq_head->rndv)
+	if (c->tq_head != NULL && c->tq_head->state == TGT_OP_RECEIVING)
 		bytes += c->tq_head->data_len;
 	for (const struct tgt_resp *resp = c->worker->resp_list; resp != NULL; resp = resp->next)
 		if (resp->conn == c)
@@ -835,6 +846,7 @@ ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, 
 		return UCS_OK;
 	}
 	op->req = *r;
+	op->state = TGT_OP_QUEUED;
 	op->data_len = length;
 	op->rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 	/* We keep the payload (or the rendezvous descriptor) until the op

@@ -186,19 +186,6 @@ static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct do
 	return DOCA_SUCCESS;
 }
 
-static const char *rdma_perm_name(uint32_t perm)
-{
-	switch (perm) {
-	case DOCA_ACCESS_FLAG_RDMA_READ:
-		return "RDMA read";
-	case DOCA_ACCESS_FLAG_RDMA_WRITE:
-		return "RDMA write";
-	case DOCA_ACCESS_FLAG_RDMA_ATOMIC:
-		return "RDMA atomic";
-	}
-	return "RDMA";
-}
-
 /* A remote buffer: on a started mmap made from the peer's export, which
  * grants need_perm (the peer checks that again). */
 static doca_error_t rdma_buf_remote(const struct doca_buf *buf, uint32_t need_perm, const char *what,
@@ -213,7 +200,7 @@ static doca_error_t rdma_buf_remote(const struct doca_buf *buf, uint32_t need_pe
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!(desc->permissions & need_perm)) {
-		SDK_LOG_ERR("%s: the peer exported this memory without %s permission", what, rdma_perm_name(need_perm));
+		SDK_LOG_ERR("%s: the peer exported this memory without %s", what, softdoca_access_flag_name(need_perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;

@@ -794,6 +794,18 @@ static void test_revoke_waits_for_holders(void **state)
 	assert_ok(doca_mmap_destroy(local));
 }
 
+/* One name per permission bit, for the engine's and the RDMA layer's log
+ * lines; anything else is not mistaken for one flag. */
+static void test_access_flag_names(void **state)
+{
+	(void)state;
+	assert_string_equal(softdoca_access_flag_name(DOCA_ACCESS_FLAG_RDMA_READ), "DOCA_ACCESS_FLAG_RDMA_READ");
+	assert_string_equal(softdoca_access_flag_name(DOCA_ACCESS_FLAG_RDMA_WRITE), "DOCA_ACCESS_FLAG_RDMA_WRITE");
+	assert_string_equal(softdoca_access_flag_name(DOCA_ACCESS_FLAG_RDMA_ATOMIC), "DOCA_ACCESS_FLAG_RDMA_ATOMIC");
+	assert_null(strstr(softdoca_access_flag_name(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE),
+			   "RDMA_READ"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -815,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_desc_bit_flips),
 		cmocka_unit_test(test_region_lookup),
 		cmocka_unit_test(test_revoke_waits_for_holders),
+		cmocka_unit_test(test_access_flag_names),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
