@@ -1,6 +1,10 @@
 /*
  * softdoca — engine internals shared by the engine's files (not installed,
- * not seen by the RDMA layer).
+ * not seen by the RDMA layer): the structs of a UCX context, a worker, a
+ * connection, a target operation and an RDMA CM listener, the data-path
+ * helpers that hand sge lists to UCX, and each file's functions the
+ * others call (grouped by the file that defines them). What the engine
+ * uses of DOCA Core is all in core_engine.h.
  */
 #ifndef SOFTDOCA_ENGINE_INTERNAL_H_
 #define SOFTDOCA_ENGINE_INTERNAL_H_

@@ -1,7 +1,8 @@
 /*
- * softdoca — DOCA RDMA context, internal view shared by rdma.c (context,
- * properties, connections) and rdma_tasks.c (the eleven task types).
- * Not installed.
+ * softdoca — DOCA RDMA context, internal view shared by the RDMA layer's
+ * files: rdma.c (life cycle), rdma_props.c (properties, capabilities),
+ * rdma_conn.c (export/connect, connection events), rdma_cm.c (RDMA CM)
+ * and rdma_tasks.c (the eleven task types). Not installed.
  *
  * A struct doca_rdma embeds the generic struct doca_ctx. From start to
  * IDLE it owns one engine_worker (the soft NIC) and a fixed array of
@@ -160,9 +161,27 @@ static inline struct doca_rdma *rdma_from_ctx(struct doca_ctx *ctx)
 /* rdma_tasks.c: register the eleven task types of a new context. */
 void rdma_tasks_init(struct doca_rdma *rdma);
 
-/* rdma.c: DOCA_SUCCESS when conn is a live connection of rdma (exported in
- * this run and the context not yet IDLE); logs what is wrong otherwise. */
+/* rdma.c: log that func's argument what is NULL; INVALID_VALUE. */
+doca_error_t rdma_null_arg(const char *func, const char *what);
+
+/* rdma_conn.c: DOCA_SUCCESS when conn is a live connection of rdma
+ * (exported in this run and the context not yet IDLE); logs what is wrong
+ * otherwise. */
 doca_error_t rdma_conn_check(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn,
 			     const char *what);
+
+/* rdma_conn.c: BAD_STATE (logged, naming func) unless rdma is running. */
+doca_error_t rdma_check_running(const struct doca_rdma *rdma, const char *func);
+
+/* rdma_conn.c: the slot of a new engine connection, in state. */
+struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engine_conn *engine,
+					    enum rdma_conn_state state);
+
+/* rdma_conn.c: the engine's connection event callback (any thread: it
+ * only queues), dropping what is queued (at stop), and handing queued
+ * events to the application (from progress). */
+void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_event event);
+void rdma_events_clear(struct doca_rdma *rdma);
+unsigned int rdma_deliver_events(struct doca_rdma *rdma);
 
 #endif /* SOFTDOCA_RDMA_RDMA_H_ */

@@ -1,0 +1,375 @@
+/*
+ * softdoca — DOCA RDMA connections: export and connect (the out-of-band
+ * method), disconnect, per-connection user data, and the connection
+ * events the engine raises, queued from any thread and delivered to the
+ * application's callbacks from doca_pe_progress.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_rdma.h>
+
+#include "live.h"
+#include "log_internal.h"
+#include "rdma.h"
+
+SDK_LOG_REGISTER(RDMA)
+
+/* ------------------------------------------------------------------ */
+/* Connection events                                                  */
+
+/* The engine's conn_event callback: any thread, so only queue and wake. */
+void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_event event)
+{
+	struct doca_rdma *rdma = arg;
+	bool queued = false;
+
+	pthread_mutex_lock(&rdma->events_lock);
+	if (atomic_load(&rdma->events_count) < rdma->events_cap) {
+		uint32_t slot = (rdma->events_head + atomic_load(&rdma->events_count)) % rdma->events_cap;
+
+		rdma->events[slot].conn = conn;
+		rdma->events[slot].event = event;
+		atomic_fetch_add(&rdma->events_count, 1);
+		queued = true;
+	}
+	pthread_mutex_unlock(&rdma->events_lock);
+	if (!queued) {
+		/* Cannot happen with RDMA_EVENTS_PER_CONN slots per connection. */
+		SDK_LOG_CRIT("rdma %p: connection event ring full, event %d of connection %u lost", (void *)rdma,
+			     (int)event, engine_conn_id(conn));
+		return;
+	}
+	softdoca_pe_wake(rdma->ctx.pe);
+}
+
+static bool rdma_event_pop(struct doca_rdma *rdma, struct rdma_conn_event *out)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&rdma->events_lock);
+	if (atomic_load(&rdma->events_count) > 0) {
+		*out = rdma->events[rdma->events_head];
+		rdma->events_head = (rdma->events_head + 1) % rdma->events_cap;
+		atomic_fetch_sub(&rdma->events_count, 1);
+		found = true;
+	}
+	pthread_mutex_unlock(&rdma->events_lock);
+	return found;
+}
+
+void rdma_events_clear(struct doca_rdma *rdma)
+{
+	pthread_mutex_lock(&rdma->events_lock);
+	rdma->events_head = 0;
+	atomic_store(&rdma->events_count, 0);
+	pthread_mutex_unlock(&rdma->events_lock);
+}
+
+static const char *rdma_event_name(enum engine_conn_event event)
+{
+	switch (event) {
+	case ENGINE_CONN_ESTABLISHED:
+		return "established";
+	case ENGINE_CONN_FAILED:
+		return "failed";
+	case ENGINE_CONN_DISCONNECTED:
+		return "disconnected";
+	case ENGINE_CONN_REQUEST:
+		return "connection request";
+	}
+	return "unknown";
+}
+
+/*
+ * Move the connection's state on and pick the callback. Each connection
+ * gets at most one established and one closing (failure or disconnection)
+ * callback, so a program that disconnects inside its disconnection
+ * callback is not called again for its own disconnect.
+ */
+static doca_rdma_connection_established_cb_t rdma_conn_apply_event(struct doca_rdma *rdma,
+								    struct doca_rdma_connection *conn,
+								    enum engine_conn_event event)
+{
+	switch (event) {
+	case ENGINE_CONN_ESTABLISHED:
+		if (conn->state == RDMA_CONN_ESTABLISHED || conn->state == RDMA_CONN_CLOSED)
+			return NULL;
+		conn->state = RDMA_CONN_ESTABLISHED;
+		return rdma->established_cb;
+	case ENGINE_CONN_FAILED:
+		if (conn->state == RDMA_CONN_CLOSED)
+			return NULL;
+		conn->state = RDMA_CONN_CLOSED;
+		return rdma->failure_cb;
+	case ENGINE_CONN_DISCONNECTED:
+		if (conn->state == RDMA_CONN_CLOSED)
+			return NULL;
+		conn->state = RDMA_CONN_CLOSED;
+		return rdma->disconnect_cb;
+	case ENGINE_CONN_REQUEST:
+		break; /* rdma_deliver_events calls the request callback itself */
+	}
+	return NULL;
+}
+
+/* The connection object of an engine connection: the same slot index,
+ * made fresh when the engine hands the slot out for a new connection. */
+struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engine_conn *engine,
+					    enum rdma_conn_state state)
+{
+	uint32_t id = engine_conn_id(engine);
+	struct doca_rdma_connection *conn = &rdma->conns[id - 1];
+
+	memset(conn, 0, sizeof(*conn));
+	conn->rdma = rdma;
+	conn->engine = engine;
+	conn->id = id;
+	conn->state = state;
+	if (id > rdma->num_conns)
+		rdma->num_conns = (uint16_t)id;
+	engine_conn_set_user(engine, conn);
+	return conn;
+}
+
+/* RDMA CM: a client knocks. The application accepts or rejects from its
+ * request callback; a server without one cannot answer, so it rejects. */
+static void rdma_deliver_request(struct doca_rdma *rdma, struct engine_conn *engine)
+{
+	struct doca_rdma_connection *conn = rdma_conn_bind(rdma, engine, RDMA_CONN_REQUESTED);
+
+	if (rdma->request_cb == NULL) {
+		SDK_LOG_ERR("rdma: connection request %u rejected: no request callback was set "
+			    "(doca_rdma_set_connection_state_callbacks)",
+			    conn->id);
+		(void)engine_conn_reject(engine);
+		return;
+	}
+	rdma->request_cb(conn, rdma->ctx.user_data);
+}
+
+/* Hand queued events to the application; the progress op calls this. */
+unsigned int rdma_deliver_events(struct doca_rdma *rdma)
+{
+	unsigned int budget = atomic_load(&rdma->events_count);
+	unsigned int delivered = 0;
+	struct rdma_conn_event ev;
+
+	/* The budget keeps events raised by the callbacks themselves for the
+	 * next progress call. */
+	while (budget-- > 0 && rdma_event_pop(rdma, &ev)) {
+		struct doca_rdma_connection *conn;
+		doca_rdma_connection_established_cb_t cb;
+
+		delivered++;
+		if (ev.event == ENGINE_CONN_REQUEST) {
+			rdma_deliver_request(rdma, ev.conn);
+			continue;
+		}
+		conn = engine_conn_get_user(ev.conn);
+		if (conn == NULL) {
+			SDK_LOG_DBG("rdma %p: %s event of an unknown connection ignored", (void *)rdma,
+				    rdma_event_name(ev.event));
+			continue;
+		}
+		SDK_LOG_TRC("rdma connection %u: %s", conn->id, rdma_event_name(ev.event));
+		cb = rdma_conn_apply_event(rdma, conn, ev.event);
+		if (cb != NULL)
+			cb(conn, conn->user_data, rdma->ctx.user_data);
+		/* A closed connection's slot may serve a new one from now on. */
+		if (ev.event != ENGINE_CONN_ESTABLISHED && conn->engine != NULL && rdma->worker != NULL)
+			engine_conn_release(conn->engine);
+		/* A callback may have stopped the context all the way to IDLE. */
+		if (rdma->ctx.state == DOCA_CTX_STATE_IDLE)
+			break;
+	}
+	return delivered;
+}
+/* ------------------------------------------------------------------ */
+/* Out-of-band connections                                            */
+
+doca_error_t rdma_check_running(const struct doca_rdma *rdma, const char *func)
+{
+	if (rdma->ctx.state == DOCA_CTX_STATE_RUNNING)
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR("%s: the rdma context is not running; call it after doca_ctx_start (from the state callback "
+		    "at the latest)",
+		    func);
+	return DOCA_ERROR_BAD_STATE;
+}
+
+doca_error_t rdma_conn_check(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn,
+			     const char *what)
+{
+	if (conn == NULL) {
+		SDK_LOG_ERR("%s: connection is NULL", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (conn->rdma != rdma) {
+		SDK_LOG_ERR("%s: connection %u belongs to another rdma context", what, conn->id);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (conn->engine == NULL) {
+		SDK_LOG_ERR("%s: connection %u is gone: the rdma context was stopped since it was made", what,
+			    conn->id);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+			      size_t *local_rdma_conn_details_size, struct doca_rdma_connection **rdma_connection)
+{
+	struct doca_rdma_connection *conn;
+	struct engine_conn *engine;
+	const void *desc;
+	size_t desc_len;
+	doca_error_t status;
+
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (local_rdma_conn_details == NULL || local_rdma_conn_details_size == NULL)
+		return rdma_null_arg(__func__, "descriptor output pointer");
+	if (rdma_connection == NULL)
+		return rdma_null_arg(__func__, "connection output pointer");
+	status = rdma_check_running(rdma, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = engine_conn_export(rdma->worker, &engine, &desc, &desc_len);
+	if (status != DOCA_SUCCESS)
+		return status;
+	conn = rdma_conn_bind(rdma, engine, RDMA_CONN_EXPORTED);
+	SDK_LOG_TRC("rdma %p: connection %u exported (%zu-byte descriptor)", (void *)rdma, conn->id, desc_len);
+	*local_rdma_conn_details = desc;
+	*local_rdma_conn_details_size = desc_len;
+	*rdma_connection = conn;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+			       size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
+{
+	doca_error_t status;
+
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (remote_rdma_conn_details == NULL)
+		return rdma_null_arg(__func__, "remote descriptor");
+	if (remote_rdma_conn_details_size == 0) {
+		SDK_LOG_ERR("%s: remote descriptor is empty", __func__);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = rdma_check_running(rdma, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = rdma_conn_check(rdma, rdma_connection, __func__);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (rdma_connection->state != RDMA_CONN_EXPORTED || rdma_connection->disconnect_called) {
+		SDK_LOG_ERR("%s: connection %u was already connected; export a new one", __func__,
+			    rdma_connection->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	status = engine_conn_connect(rdma_connection->engine, remote_rdma_conn_details,
+				     remote_rdma_conn_details_size);
+	if (status != DOCA_SUCCESS)
+		return status;
+	rdma_connection->state = RDMA_CONN_CONNECTING;
+	SDK_LOG_TRC("rdma %p: connection %u connecting", (void *)rdma, rdma_connection->id);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection)
+{
+	struct doca_rdma_connection *conn = rdma_connection;
+	doca_error_t status;
+
+	if (conn == NULL)
+		return rdma_null_arg(__func__, "connection");
+	/* Closing twice (e.g. once more from the disconnection callback) is
+	 * harmless. */
+	if (conn->disconnect_called)
+		return DOCA_SUCCESS;
+	if (conn->engine == NULL) {
+		SDK_LOG_ERR("%s: connection %u is gone: its rdma context was stopped", __func__, conn->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	status = engine_conn_disconnect(conn->engine);
+	if (status != DOCA_SUCCESS)
+		return status;
+	conn->disconnect_called = true;
+	/* Ours to close: no callback for our own disconnect; the slot is free. */
+	if (conn->state != RDMA_CONN_CLOSED) {
+		conn->state = RDMA_CONN_CLOSED;
+		engine_conn_release(conn->engine);
+	}
+	SDK_LOG_TRC("rdma connection %u: disconnect requested", conn->id);
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,
+						union doca_data connection_user_data)
+{
+	if (rdma_connection == NULL)
+		return rdma_null_arg(__func__, "connection");
+	rdma_connection->user_data = connection_user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_connection_get_user_data(const struct doca_rdma_connection *rdma_connection,
+						union doca_data *connection_user_data)
+{
+	if (rdma_connection == NULL)
+		return rdma_null_arg(__func__, "connection");
+	if (connection_user_data == NULL)
+		return rdma_null_arg(__func__, "user data output pointer");
+	*connection_user_data = rdma_connection->user_data;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection,
+					 uint32_t *connection_id)
+{
+	if (rdma_connection == NULL)
+		return rdma_null_arg(__func__, "connection");
+	if (connection_id == NULL)
+		return rdma_null_arg(__func__, "id output pointer");
+	*connection_id = rdma_connection->id;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_rdma_set_connection_state_callbacks(struct doca_rdma *rdma,
+						      doca_rdma_connection_request_cb_t request_cb,
+						      doca_rdma_connection_established_cb_t established_cb,
+						      doca_rdma_connection_failure_cb_t failure_cb,
+						      doca_rdma_connection_disconnection_cb_t disconnect_cb)
+{
+	if (rdma == NULL)
+		return rdma_null_arg(__func__, "rdma");
+	if (softdoca_live_check(&rdma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (softdoca_ctx_check_idle(&rdma->ctx, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	if (established_cb == NULL || failure_cb == NULL || disconnect_cb == NULL) {
+		SDK_LOG_ERR("%s: the established, failure and disconnection callbacks are required (only the "
+			    "request callback may be NULL)",
+			    __func__);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	rdma->request_cb = request_cb;
+	rdma->established_cb = established_cb;
+	rdma->failure_cb = failure_cb;
+	rdma->disconnect_cb = disconnect_cb;
+	return DOCA_SUCCESS;
+}
