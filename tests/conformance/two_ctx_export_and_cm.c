@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,6 @@ static int failures;
 
 static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#include <stdarg.h>
 static void complain(const char *fmt, ...)
 {
 	va_list ap;
