@@ -60,7 +60,7 @@ tsan_phase() {
 		return
 	fi
 	list=$(meson test -C "$dir" --list 2>/dev/null)
-	for s in rdma cm sync_event samples; do
+	for s in rdma cm sync_event samples conformance; do
 		grep -q "^softdoca:$s / " <<<"$list" && suites+=(--suite "$s")
 	done
 	rm -rf "$dir/tsan-reports"

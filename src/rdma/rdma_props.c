@@ -185,9 +185,11 @@ doca_error_t doca_rdma_set_recv_queue_size(struct doca_rdma *rdma, uint32_t recv
 	 * connection until one completes it), so their bound is per context:
 	 * the receive task pool, whose size doca_rdma_get_recv_queue_size
 	 * reports; allocating past it is DOCA_ERROR_NO_MEMORY. */
-	SDK_LOG_ERR("%s: the receive queue size applies to GPU/DPA datapaths only; on the CPU datapath "
-		    "receives are bounded by doca_rdma_task_receive_set_conf",
-		    __func__);
+	/* A WARNING, not an ERROR: DOCA documents this answer, and programs
+	 * written for several datapaths call it and go on. */
+	SDK_LOG_WARN("%s: the receive queue size applies to GPU/DPA datapaths only; on the CPU datapath "
+		     "receives are bounded by doca_rdma_task_receive_set_conf",
+		     __func__);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
