@@ -244,9 +244,12 @@ static const char *op_label(uint8_t opcode)
 	}
 }
 
+/* An answer's status is the wire's own number (enum wire_status). */
 static const char *status_name(int32_t status)
 {
-	return doca_error_get_name((doca_error_t)status);
+	doca_error_t err;
+
+	return wire_status_to_doca(status, &err) ? doca_error_get_name(err) : "an unknown wire status";
 }
 
 /* ------------------------------------------------------------------ */
@@ -685,8 +688,9 @@ static void judge_answer(struct hostile *h, struct answer *a)
 			r->dst_conn_id, r->dst_conn_id == h->my_id ? " with another secret" : "", h->my_id);
 	if (r->opcode != e->opcode)
 		problem(h, "%s: answer echoes opcode %u, not %u", e->what, r->opcode, e->opcode);
-	if (r->status != (int32_t)e->status)
-		problem(h, "%s: answered %s, expected %s", e->what, status_name(r->status), status_name(e->status));
+	if (r->status != wire_status_from_doca(e->status))
+		problem(h, "%s: answered %s, expected %s", e->what, status_name(r->status),
+			doca_error_get_name(e->status));
 	if (r->result_len != 0 || a->data_len != 0 || r->value != 0)
 		problem(h, "%s: answer carries data (result_len %" PRIu64 ", %zu payload bytes%s, value %#" PRIx64
 			   ")",
@@ -1263,16 +1267,17 @@ static void scen_resp_inject(struct hostile *h)
 		int secret_bit; /* -1: right secret */
 		size_t hdr_len; /* 0: the right size */
 	} inj[] = {
-		{0, ENGINE_OP_WRITE, DOCA_SUCCESS, 0, 0, -1, 0},
-		{1, ENGINE_OP_READ, DOCA_SUCCESS, SMALL_LEN, 0, -1, 0},
-		{0xFFFFFFFFull, ENGINE_OP_ATOMIC_FADD, DOCA_SUCCESS, 0, 0, -1, 0},
-		{(1ull << 32) | 0, ENGINE_OP_WRITE, DOCA_ERROR_IO_FAILED, 0, 0, -1, 0},
-		{0, ENGINE_OP_READ, DOCA_SUCCESS, BIG_LEN, UCP_AM_SEND_FLAG_RNDV, -1, 0},
-		{0, ENGINE_OP_READ, DOCA_SUCCESS, BIG_LEN, UCP_AM_SEND_FLAG_EAGER, -1, 0},
-		{0, ENGINE_OP_WRITE, DOCA_SUCCESS, 0, 0, 3, 0},
+		{0, ENGINE_OP_WRITE, WIRE_STATUS_SUCCESS, 0, 0, -1, 0},
+		{1, ENGINE_OP_READ, WIRE_STATUS_SUCCESS, SMALL_LEN, 0, -1, 0},
+		{0xFFFFFFFFull, ENGINE_OP_ATOMIC_FADD, WIRE_STATUS_SUCCESS, 0, 0, -1, 0},
+		{(1ull << 32) | 0, ENGINE_OP_WRITE, WIRE_STATUS_IO_FAILED, 0, 0, -1, 0},
+		{0, ENGINE_OP_READ, WIRE_STATUS_SUCCESS, BIG_LEN, UCP_AM_SEND_FLAG_RNDV, -1, 0},
+		{0, ENGINE_OP_READ, WIRE_STATUS_SUCCESS, BIG_LEN, UCP_AM_SEND_FLAG_EAGER, -1, 0},
+		{0, ENGINE_OP_WRITE, WIRE_STATUS_SUCCESS, 0, 0, 3, 0},
 		{0, ENGINE_OP_WRITE, -1, 0, 0, -1, 0},
-		{0, 0, DOCA_SUCCESS, 0, 0, -1, 0},
-		{0, ENGINE_OP_WRITE, DOCA_SUCCESS, 0, 0, -1, sizeof(struct wire_resp) - 1},
+		{0, ENGINE_OP_WRITE, 1000, 0, 0, -1, 0},
+		{0, 0, WIRE_STATUS_SUCCESS, 0, 0, -1, 0},
+		{0, ENGINE_OP_WRITE, WIRE_STATUS_SUCCESS, 0, 0, -1, sizeof(struct wire_resp) - 1},
 	};
 
 	for (size_t k = 0; k < sizeof(inj) / sizeof(inj[0]); k++) {
