@@ -47,10 +47,10 @@ done
 
 if [ "$QUICK" = 1 ]; then
 	SIZES="1024 4096 65536 1048576 16777216"
-	SD_TIME=0.1        # seconds per softdoca measurement ...
-	SD_REPS=3          # ... taken this many times per size (median kept)
+	SD_TIME=0.15       # seconds per softdoca measurement ...
+	SD_REPS=1          # ... taken this many times per size (median kept)
 	LAT_ITERS=5000
-	UCX_SECS=0.2       # rough seconds per ucx_perftest bandwidth run
+	UCX_SECS=0.15      # rough seconds per ucx_perftest bandwidth run
 else
 	SIZES="1024 4096 16384 65536 262144 1048576 4194304 16777216"
 	SD_TIME=0.2
@@ -165,7 +165,7 @@ start_server() {
 # server/client pair running TESTS; its lines go to $RESULTS.
 run_softdoca() {
 	local tr=$1 serve=$2 name=$3 tests=$4 log=$OUT/softdoca_$1_$2_$3
-	local sizes
+	local sizes t0=$SECONDS
 	shift 4
 	sizes=$(echo "$SIZES" | tr ' ' ',')
 	start_server "$log.server" "$PERF" --server --serve "$serve" || return
@@ -198,13 +198,13 @@ run_softdoca() {
 			print tr, "lat_median", 8, src, f["median_us"]
 			print tr, "lat_avg", 8, src, f["avg_us"]
 		}' "$log.client" >>"$RESULTS"
-	printf '#   softdoca serve=%-8s %-5s %s\n' "$serve" "$name" \
-		"$(grep -c -E '^(write|read|conns)_' "$log.client") measurements"
+	printf '#   softdoca serve=%-8s %-5s %2s measurements, %s s\n' "$serve" "$name" \
+		"$(grep -c -E '^(write|read|conns)_' "$log.client")" $((SECONDS - t0))
 }
 
 # The single-thread memcpy limit at MEMCPY_SIZES.
 run_memcpy() {
-	local log=$OUT/memcpy
+	local log=$OUT/memcpy t0=$SECONDS
 	[ -n "$MEMCPY_SIZES" ] || return
 	if ! "$PERF" --memcpy --sizes "$MEMCPY_SIZES" --time "$SD_TIME" --reps "$SD_REPS" >"$log" 2>&1; then
 		echo "# softdoca_perf --memcpy failed" >&2
@@ -212,7 +212,7 @@ run_memcpy() {
 	fi
 	awk '/^memcpy / { for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
 		print "host memcpy", f["size"], "memcpy", f["MB/s"] }' "$log" >>"$RESULTS"
-	printf '# memcpy: %s sizes\n' "$(grep -c '^memcpy ' "$log")"
+	printf '# memcpy: %s sizes, %s s\n' "$(grep -c '^memcpy ' "$log")" $((SECONDS - t0))
 }
 
 # ---- ucx_perftest -------------------------------------------------------------
@@ -226,7 +226,7 @@ ucx_iters() {
 	local tr=$1 test=$2 size=$3
 	awk -v tr="$tr" -v t="$test" -v s="$size" -v secs="$UCX_SECS" 'BEGIN {
 		if (tr == "shm") {
-			if (t == "ucp_am_bw") { bw = 10e9; mr = 5e6 } else { bw = 45e9; mr = 20e6 }
+			if (t == "ucp_am_bw") { bw = 10e9; mr = 5e6 } else { bw = 45e9; mr = 10e6 }
 		} else {
 			if (t == "ucp_am_bw") { bw = 3e9; mr = 2e5 }
 			else if (t == "ucp_get") { bw = 0.5e9; mr = 900 }
@@ -270,7 +270,7 @@ run_ucx_bw() {
 }
 
 run_ucx_all() {
-	local tr=$1
+	local tr=$1 t0=$SECONDS
 	for size in $SIZES; do
 		for test in ucp_put_bw ucp_am_bw ucp_get; do
 			run_ucx_bw "$tr" "$test" "$size" >>"$RESULTS"
@@ -283,7 +283,8 @@ run_ucx_all() {
 			printf "%s ucp_am_lat_median 8 ucx %.3f\n", tr, 2 * $2
 			printf "%s ucp_am_lat_avg 8 ucx %.3f\n", tr, 2 * $4 }' >>"$RESULTS"
 	fi
-	printf '#   ucx_perftest: %s runs\n' "$(grep -c -E "^$tr [a-z_]+(bw|get|lat_median) .* ucx " "$RESULTS")"
+	printf '#   ucx_perftest: %s runs, %s s\n' "$(grep -c -E "^$tr [a-z_]+(bw|get|lat_median) .* ucx " "$RESULTS")" \
+		$((SECONDS - t0))
 }
 
 # ---- run ------------------------------------------------------------------
