@@ -858,15 +858,15 @@ static int exchange_conns(struct perf *p)
 	return 0;
 }
 
-/* User plus system CPU time of the whole process (every thread), in us. */
-static uint64_t cpu_used_us(void)
+/* User and system CPU time of the whole process (every thread), in us. */
+static void cpu_times_us(uint64_t *user, uint64_t *sys)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec +
-	       (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	memset(&ru, 0, sizeof(ru));
+	(void)getrusage(RUSAGE_SELF, &ru);
+	*user = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	*sys = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
 }
 
 /* ------------------------------------------------------------------ */
@@ -876,10 +876,10 @@ static uint64_t cpu_used_us(void)
 static int server_frame(struct perf *p)
 {
 	uint8_t *payload, cpu[16];
+	uint64_t user, sys;
 	size_t len;
 	char type;
 	int r;
-	struct rusage ru;
 
 	r = oob_recv_any(p->sock, &type, &payload, &len);
 	if (r < 0)
@@ -891,10 +891,9 @@ static int server_frame(struct perf *p)
 		return 1;
 	if (type != 'R')
 		return fail("control socket: unexpected frame 0x%02x while serving", (uint8_t)type);
-	memset(&ru, 0, sizeof(ru));
-	(void)getrusage(RUSAGE_SELF, &ru);
-	put_be64(cpu, (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec);
-	put_be64(cpu + 8, (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec);
+	cpu_times_us(&user, &sys);
+	put_be64(cpu, user);
+	put_be64(cpu + 8, sys);
 	return oob_send(p->sock, 'U', cpu, sizeof(cpu));
 }
 
@@ -1030,6 +1029,7 @@ static int run_drain(struct perf *p)
 static int cpu_sample(struct perf *p, uint64_t *init_us, uint64_t *tgt_us)
 {
 	uint8_t *payload;
+	uint64_t user, sys;
 	size_t len;
 
 	if (oob_send(p->sock, 'R', NULL, 0) != 0)
@@ -1042,7 +1042,8 @@ static int cpu_sample(struct perf *p, uint64_t *init_us, uint64_t *tgt_us)
 	}
 	*tgt_us = get_be64(payload) + get_be64(payload + 8);
 	free(payload);
-	*init_us = cpu_used_us();
+	cpu_times_us(&user, &sys);
+	*init_us = user + sys;
 	return 0;
 }
 
@@ -1104,7 +1105,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 	const char *name = test_names[kind];
 	uint32_t reps = p->opt->reps;
 	struct rep rep[MAX_REPS], *med;
-	uint64_t i0 = 0, i1 = 0, t0us = 0, t1us = 0, msgs = 0;
+	uint64_t init0 = 0, init1 = 0, tgt0 = 0, tgt1 = 0, msgs = 0;
 	double gb;
 	int rc = -1;
 
@@ -1120,7 +1121,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 	run_start(p, n);
 	if (run_warm_up(p, name, n, p->opt->time_s / 5) != 0)
 		goto drain;
-	if (cpu_sample(p, &i0, &t0us) != 0)
+	if (cpu_sample(p, &init0, &tgt0) != 0)
 		goto drain;
 	for (uint32_t r = 0; r < reps; r++) {
 		double t0 = now_s(), t1 = t0;
@@ -1136,7 +1137,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 		rep[r].mbps = (double)rep[r].msgs * (double)size / rep[r].secs / 1e6;
 		msgs += rep[r].msgs;
 	}
-	if (cpu_sample(p, &i1, &t1us) != 0)
+	if (cpu_sample(p, &init1, &tgt1) != 0)
 		goto drain;
 	if (run_drain(p) != 0)
 		goto out;
@@ -1151,7 +1152,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 	       "max=%.1f msgs_per_s=%.0f cpu_init_s_per_GB=%.3f cpu_tgt_s_per_GB=%.3f\n",
 	       name, size, nconns, window, serve_name(p->peer_serve), reps, med->msgs, med->secs, med->mbps,
 	       rep[0].mbps, rep[reps - 1].mbps, (double)med->msgs / med->secs,
-	       gb > 0 ? (double)(i1 - i0) / 1e6 / gb : 0.0, gb > 0 ? (double)(t1us - t0us) / 1e6 / gb : 0.0);
+	       gb > 0 ? (double)(init1 - init0) / 1e6 / gb : 0.0, gb > 0 ? (double)(tgt1 - tgt0) / 1e6 / gb : 0.0);
 	fflush(stdout);
 	rc = 0;
 	goto out;
