@@ -65,6 +65,7 @@ LAT_TARGET=2.00
 NCONNS=8          # many connections: this many on one context, against 1
 CONNS_SIZE=65536  # ... writing this many bytes a task
 ALLOC_SIZE=1024   # the allocate-per-operation message rate
+CPU_MIN=0.8       # a busy-polling initiator with less CPU than this was starved
 # memcpy reference: the sizes of the table from LARGE up
 MEMCPY_SIZES=$(for s in $SIZES; do [ "$s" -ge "$LARGE" ] && echo "$s"; done | tr '\n' ',' | sed 's/,$//')
 
@@ -192,6 +193,7 @@ run_softdoca() {
 			print tr, m "_mr", key, src, f["msgs_per_s"]
 			print tr, m "_cpui", key, src, f["cpu_init_s_per_GB"]
 			print tr, m "_cput", key, src, f["cpu_tgt_s_per_GB"]
+			print tr, m "_cpus", key, src, f["cpus_init"]
 		}
 		/^write_lat / {
 			kv()
@@ -323,7 +325,7 @@ echo "progress: the server calls doca_pe_progress; block: the server sleeps in r
 if [ "$BUSY0" -gt 10 ] || [ "$FOREIGN" -gt 5 ]; then
 	echo "WARNING: other work shared the CPUs (${BUSY0}% busy just before the run, ${FOREIGN}% of the CPU time during it): figures are noisy"
 fi
-awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" '
+awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" -v cpumin="$CPU_MIN" '
 	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++ntr] = $1 } }
 	function get(tr, m, s, src,  k) { k = tr SUBSEP m SUBSEP s SUBSEP src; return (k in v) ? v[k] : "" }
 	function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
@@ -337,8 +339,14 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 		return (r + 0 <= latt) ? "ok" : "MISS"
 	}
 	function row(tr, metric, size, sp, sb, c1, c2, r1p, r1b, r2p, r2b, tgt) {
-		printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", tr, metric, size, fmt(sp), fmt(sb), fmt(c1),
+		printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", tr, metric, size, sp, sb, fmt(c1),
 		       fmt(c2), r1p, r1b, r2p, r2b, tgt
+	}
+	# The figure, starred when the busy-polling initiator had less than
+	# a CPU of its own while measuring (the machine was busy).
+	function starred(tr, m, s, src, x,  c) {
+		c = get(tr, m "_cpus", s, src)
+		return fmt(x) ((c != "" && c + 0 < cpumin) ? "*" : "")
 	}
 	END {
 		n = split(sizelist, sizes, " ")
@@ -361,7 +369,9 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 					sp = get(tr, metric, s, "softdoca_progress"); sb = get(tr, metric, s, "softdoca_block")
 					rp = ratio(sp, ref); rb = ratio(sb, ref)
 					tgt = s >= large ? ">=" bwt ": " verdict(rp, "bw") "/" verdict(rb, "bw") : ""
-					row(tr, metric, human(s), sp, sb, rma, am, rp, rb, ratio(sp, am), ratio(sb, am), tgt)
+					row(tr, metric, human(s), starred(tr, metric, s, "softdoca_progress", sp),
+					    starred(tr, metric, s, "softdoca_block", sb), rma, am, rp, rb, ratio(sp, am),
+					    ratio(sb, am), tgt)
 				}
 			}
 			for (m = 1; m <= 2; m++) {
@@ -370,7 +380,7 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 				sp = get(tr, "lat_" stat, 8, "softdoca_progress"); sb = get(tr, "lat_" stat, 8, "softdoca_block")
 				rp = ratio(sp, ref); rb = ratio(sb, ref)
 				tgt = stat == "median" ? "<=" latt ": " verdict(rp, "lat") "/" verdict(rb, "lat") : ""
-				row(tr, "lat_" stat, 8, sp, sb, "", ref, rp, rb, rp, rb, tgt)
+				row(tr, "lat_" stat, 8, fmt(sp), fmt(sb), "", ref, rp, rb, rp, rb, tgt)
 			}
 			# CPU time per GB moved, initiator (client) / target (server)
 			printf "%-4s %-10s %4s %13s %13s   %s\n", "", "", "", "cpu s/GB", "cpu s/GB", "(user+sys, every thread)"
@@ -393,12 +403,13 @@ echo
 echo "ratios are softdoca / UCX. UCX best = the better of put_bw (get for reads) and am_bw at that size;"
 echo "latency rows compare with ucp_am_lat's round trip (twice the one-way figure it prints)."
 echo "targets: bandwidth from $((LARGE / 1048576))M up >= ${BW_TARGET}x UCX best; median round trip <= ${LAT_TARGET}x UCX."
+echo "* after a figure: the busy-polling initiator had less than $CPU_MIN of a CPU while measuring (the machine was busy)."
 
 # ---- issue 12's table: each row, its reference, ratio, goal, met --------
 
 echo
 echo "issue 12 goals (ratio = softdoca / reference; met: ok or MISS)"
-awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NCONNS" '
+awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NCONNS" -v cpumin="$CPU_MIN" '
 	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if ($1 != "host") have[$1] = 1 }
 	function get(tr, m, s, src,  k) { k = tr SUBSEP m SUBSEP s SUBSEP src; return (k in v) ? v[k] : "" }
 	function human(s) { return s >= 1048576 ? s / 1048576 "M" : s >= 1024 ? s / 1024 "K" : s }
@@ -425,6 +436,12 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 		if (m == "" || sd == "") return ""
 		return sprintf("memcpy %.0f MB/s: %.2fx", m, sd / m)
 	}
+	# "starved" when the initiator of that measurement had less than cpumin
+	# of a CPU (its figure says more about the machine than about softdoca)
+	function starved(tr, m, s, src,  c) {
+		c = get(tr, m "_cpus", s, src)
+		return (c != "" && c + 0 < cpumin) ? sprintf("starved (%.2f CPU) ", c) : ""
+	}
 	END {
 		n = split(sizelist, sizes, " ")
 		printf "%-40s %12s  %-14s %12s %6s  %-7s %-4s %s\n", "row", "softdoca", "reference", "", "ratio", "goal",
@@ -449,12 +466,14 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 				for (k = 1; k <= 2; k++)
 					goal("shm " human(s) " write msg rate, " modes[k],
 					     get("shm", "write_bw_mr", s, "softdoca_" modes[k]), "ucp_am_bw",
-					     get("shm", "ucp_am_bw_mr", s, "ucx"), "mr", ">=", 1.0, "")
+					     get("shm", "ucp_am_bw_mr", s, "ucx"), "mr", ">=", 1.0,
+					     starved("shm", "write_bw", s, "softdoca_" modes[k]))
 			}
 			for (k = 1; k <= 2; k++)
 				goal("shm " human(alloc) " alloc+free per op, " modes[k],
 				     get("shm", "write_alloc_mr", alloc, "softdoca_" modes[k]), "ucp_am_bw",
-				     get("shm", "ucp_am_bw_mr", alloc, "ucx"), "mr", ">=", 1.0, "")
+				     get("shm", "ucp_am_bw_mr", alloc, "ucx"), "mr", ">=", 1.0,
+				     starved("shm", "write_alloc", alloc, "softdoca_" modes[k]))
 			for (m = 1; m <= 2; m++) {
 				metric = m == 1 ? "write_bw" : "read_bw"
 				for (i = 1; i <= n; i++) {
@@ -465,7 +484,8 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 					for (k = 1; k <= 2; k++) {
 						sd = get("shm", metric, s, "softdoca_" modes[k])
 						goal("shm " (m == 1 ? "write " : "read ") human(s) ", " modes[k], sd, "UCX best",
-						     ref, "MB", ">=", 0.9, memcpy_note(s, sd))
+						     ref, "MB", ">=", 0.9,
+						     starved("shm", metric, s, "softdoca_" modes[k]) memcpy_note(s, sd))
 					}
 				}
 			}
@@ -473,7 +493,8 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 				s = sizes[i]
 				if (s < 16384 || s > 262144) continue
 				goal("shm read " human(s) ", block vs progress", get("shm", "read_bw", s, "softdoca_block"),
-				     "progress", get("shm", "read_bw", s, "softdoca_progress"), "MB", ">=", 0.9, "")
+				     "progress", get("shm", "read_bw", s, "softdoca_progress"), "MB", ">=", 0.9,
+				     starved("shm", "read_bw", s, "softdoca_block") starved("shm", "read_bw", s, "softdoca_progress"))
 			}
 		}
 		if ("tcp" in have)
@@ -482,7 +503,7 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 				if (s < large) continue
 				ref = best(get("tcp", "ucp_put_bw", s, "ucx"), get("tcp", "ucp_am_bw", s, "ucx"))
 				goal("tcp write " human(s) ", block", get("tcp", "write_bw", s, "softdoca_block"), "UCX best",
-				     ref, "MB", ">=", 1.0, "")
+				     ref, "MB", ">=", 1.0, starved("tcp", "write_bw", s, "softdoca_block"))
 			}
 		for (t = 1; t <= ntr; t++) {
 			tr = order[t]
@@ -490,7 +511,9 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 			for (k = 1; k <= 2; k++)
 				goal(tr " " nconns " conns vs 1, " human(cs + 0) " write, " modes[k],
 				     get(tr, "conns_bw", nconns, "softdoca_" modes[k]), "1 connection",
-				     get(tr, "conns_bw", 1, "softdoca_" modes[k]), "MB", ">=", 1.0, "aggregate")
+				     get(tr, "conns_bw", 1, "softdoca_" modes[k]), "MB", ">=", 1.0,
+				     starved(tr, "conns_bw", nconns, "softdoca_" modes[k]) \
+				     starved(tr, "conns_bw", 1, "softdoca_" modes[k]) "aggregate")
 		}
 	}' "$RESULTS"
 if [ -n "$KEEP" ]; then

@@ -14,7 +14,8 @@
  *
  *   write_bw size=65536 conns=1 window=32 serve=progress reps=1 msgs=40123
  *            secs=0.500 MB/s=5258.4 min=5258.4 max=5258.4 msgs_per_s=80246
- *            cpu_init_s_per_GB=0.190 cpu_tgt_s_per_GB=0.188
+ *            cpu_init_s_per_GB=0.190 cpu_tgt_s_per_GB=0.188 cpus_init=1.00
+ *            cpus_tgt=0.99
  *   read_bw  size=65536 ... (same fields)
  *   write_alloc size=1024 ... (same fields)
  *   conns_bw size=65536 conns=1 ... and conns_bw size=65536 conns=8 ...
@@ -35,7 +36,9 @@
  * connections as the client asks for). The cpu_* fields are the
  * initiator's (client's) and the target's (server's) user+system CPU
  * seconds (getrusage, every thread) over the measured reps, per 10^9
- * bytes moved.
+ * bytes moved; cpus_* the same CPU time per second of the reps (about 1
+ * for a side that busy-polls on a CPU of its own, less when it had to
+ * share one).
  *
  * A latency is the round trip of one 8-byte write: doca_task_submit, then
  * doca_pe_progress in a busy loop until the completion callback has run;
@@ -1106,7 +1109,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 	uint32_t reps = p->opt->reps;
 	struct rep rep[MAX_REPS], *med;
 	uint64_t init0 = 0, init1 = 0, tgt0 = 0, tgt1 = 0, msgs = 0;
-	double gb;
+	double gb, secs = 0;
 	int rc = -1;
 
 	if (window * nconns > MAX_WINDOW)
@@ -1136,6 +1139,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 		rep[r].secs = t1 - t0;
 		rep[r].mbps = (double)rep[r].msgs * (double)size / rep[r].secs / 1e6;
 		msgs += rep[r].msgs;
+		secs += rep[r].secs;
 	}
 	if (cpu_sample(p, &init1, &tgt1) != 0)
 		goto drain;
@@ -1149,10 +1153,12 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 	med = &rep[reps / 2];
 	gb = (double)msgs * (double)size / 1e9;
 	printf("%s size=%zu conns=%u window=%u serve=%s reps=%u msgs=%" PRIu64 " secs=%.3f MB/s=%.1f min=%.1f "
-	       "max=%.1f msgs_per_s=%.0f cpu_init_s_per_GB=%.3f cpu_tgt_s_per_GB=%.3f\n",
+	       "max=%.1f msgs_per_s=%.0f cpu_init_s_per_GB=%.3f cpu_tgt_s_per_GB=%.3f cpus_init=%.2f cpus_tgt=%.2f\n",
 	       name, size, nconns, window, serve_name(p->peer_serve), reps, med->msgs, med->secs, med->mbps,
 	       rep[0].mbps, rep[reps - 1].mbps, (double)med->msgs / med->secs,
-	       gb > 0 ? (double)(init1 - init0) / 1e6 / gb : 0.0, gb > 0 ? (double)(tgt1 - tgt0) / 1e6 / gb : 0.0);
+	       gb > 0 ? (double)(init1 - init0) / 1e6 / gb : 0.0, gb > 0 ? (double)(tgt1 - tgt0) / 1e6 / gb : 0.0,
+	       secs > 0 ? (double)(init1 - init0) / 1e6 / secs : 0.0,
+	       secs > 0 ? (double)(tgt1 - tgt0) / 1e6 / secs : 0.0);
 	fflush(stdout);
 	rc = 0;
 	goto out;
