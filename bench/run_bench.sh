@@ -15,7 +15,7 @@
 # reference, ratio, goal and whether it is met. See bench/README.md.
 #
 # A benchmark, not a test: it exits 0 whatever the figures are (non-zero
-# only when it cannot run at all). About 2.5 minutes on a 2-core machine;
+# only when it cannot run at all). About 1.5 minutes on an idle 2-core machine;
 # --quick (fewer sizes, shorter runs) well under one.
 set -u
 
