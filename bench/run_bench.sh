@@ -4,14 +4,18 @@
 #   bench/run_bench.sh [--quick] [--transports "shm tcp"] [--build-dir DIR]
 #                      [--keep DIR]
 #
-# For each transport (shm: UCX_TLS=self,sm,cma; tcp: UCX_TLS=tcp over lo)
-# it runs tools/softdoca_perf twice (server progressing, server blocked in
-# read(2)), then ucx_perftest (Debian's ucx-utils) with the same UCX
-# settings, and prints one table: metric, size, softdoca, UCX reference,
-# ratio softdoca/UCX. See bench/README.md for how to read it.
+# First the machine's single-thread memcpy (softdoca_perf --memcpy), then
+# for each transport (shm: UCX_TLS=self,sm,cma; tcp: UCX_TLS=tcp over lo)
+# tools/softdoca_perf with the server progressing and with it blocked in
+# read(2) (bandwidth, message rate, allocate-per-operation rate, latency;
+# then 8 connections against 1), then ucx_perftest (Debian's ucx-utils)
+# with the same UCX settings. It prints one table per transport (metric,
+# size, softdoca, UCX reference, ratio softdoca/UCX), the CPU time per GB
+# of the bandwidth rows, and the rows of issue 12's table with their
+# reference, ratio, goal and whether it is met. See bench/README.md.
 #
 # A benchmark, not a test: it exits 0 whatever the figures are (non-zero
-# only when it cannot run at all). About 1.5 minutes on a 2-core machine;
+# only when it cannot run at all). About 1.5 minutes on an idle 2-core machine;
 # --quick (fewer sizes, shorter runs) well under one.
 set -u
 
@@ -24,7 +28,7 @@ BUILD_DIR=build
 KEEP=""
 
 usage() {
-	sed -n '2,15s/^# \{0,1\}//p' "$0"
+	sed -n '2,19s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -42,11 +46,11 @@ done
 # ---- what to run ------------------------------------------------------
 
 if [ "$QUICK" = 1 ]; then
-	SIZES="4096 65536 1048576 16777216"
-	SD_TIME=0.1        # seconds per softdoca measurement ...
-	SD_REPS=3          # ... taken this many times per size (median kept)
+	SIZES="1024 4096 65536 1048576 16777216"
+	SD_TIME=0.15       # seconds per softdoca measurement ...
+	SD_REPS=1          # ... taken this many times per size (median kept)
 	LAT_ITERS=5000
-	UCX_SECS=0.2       # rough seconds per ucx_perftest bandwidth run
+	UCX_SECS=0.15      # rough seconds per ucx_perftest bandwidth run
 else
 	SIZES="1024 4096 16384 65536 262144 1048576 4194304 16777216"
 	SD_TIME=0.2
@@ -58,6 +62,12 @@ LAT_WARMUP=2000
 LARGE=1048576 # bandwidth targets apply from this size up
 BW_TARGET=0.90
 LAT_TARGET=2.00
+NCONNS=8          # many connections: this many on one context, against 1
+CONNS_SIZE=65536  # ... writing this many bytes a task
+ALLOC_SIZE=1024   # the allocate-per-operation message rate
+CPU_MIN=0.8       # a busy-polling initiator with less CPU than this was starved
+# memcpy reference: the sizes of the table from LARGE up
+MEMCPY_SIZES=$(for s in $SIZES; do [ "$s" -ge "$LARGE" ] && echo "$s"; done | tr '\n' ',' | sed 's/,$//')
 
 # ---- build --------------------------------------------------------------
 
@@ -81,8 +91,10 @@ mkdir -p "$OUT" || exit 2
 RESULTS=$OUT/results.txt # "transport metric size source value" lines
 : >"$RESULTS"
 
-# A port base per run, so back-to-back runs never meet a port in TIME_WAIT.
-PORT=$((20000 + ($$ % 20000)))
+# A port base per run, so back-to-back runs never meet a port in TIME_WAIT;
+# below the ephemeral range (32768 up), where other programs' outgoing
+# connections take their ports.
+PORT=$((10000 + ($$ % 20000)))
 next_port() { PORT=$((PORT + 1)); }
 
 set_transport() {
@@ -120,10 +132,12 @@ children_cpu() {
 		printf "%.2f\n", t }')
 }
 
-# Wait until something listens on TCP port $1 (at most 10 s).
+# Wait until something listens on TCP port $1 (at most 10 s); give up at
+# once when process $2 (the server) has exited, e.g. as the port was taken.
 wait_listen() {
 	for _ in $(seq 1 500); do
 		[ -n "$(ss -ltnH "sport = :$1" 2>/dev/null)" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.02
 	done
 	return 1
@@ -131,44 +145,76 @@ wait_listen() {
 
 # ---- softdoca -------------------------------------------------------------
 
-# run_softdoca TRANSPORT SERVE: one server/client pair, every test.
+# start_server LOG CMD...: start a server listening on $PORT (a fresh port
+# for each try, three tries), its pid in SPID; 1 when it never listened.
+start_server() {
+	local log=$1 try
+	shift
+	for try in 1 2 3; do
+		next_port
+		timeout 120 "$@" -p "$PORT" >"$log" 2>&1 &
+		SPID=$!
+		wait_listen "$PORT" "$SPID" && return 0
+		kill "$SPID" 2>/dev/null
+		wait "$SPID" 2>/dev/null
+		echo "# $(basename "$1") did not listen on port $PORT (try $try): $(tail -1 "$log")" >&2
+	done
+	return 1
+}
+
+# run_softdoca TRANSPORT SERVE NAME TESTS [CLIENT ARGS...]: one
+# server/client pair running TESTS; its lines go to $RESULTS.
 run_softdoca() {
-	local tr=$1 serve=$2 log=$OUT/softdoca_$1_$2
-	local sizes
+	local tr=$1 serve=$2 name=$3 tests=$4 log=$OUT/softdoca_$1_$2_$3
+	local sizes t0=$SECONDS
+	shift 4
 	sizes=$(echo "$SIZES" | tr ' ' ',')
-	next_port
-	timeout 120 "$PERF" --server --port "$PORT" --serve "$serve" >"$log.server" 2>&1 &
-	local spid=$!
+	start_server "$log.server" "$PERF" --server --serve "$serve" || return
+	local spid=$SPID
 	timeout 120 "$PERF" --client 127.0.0.1 --port "$PORT" --sizes "$sizes" --time "$SD_TIME" --reps "$SD_REPS" \
-		--lat-iters "$LAT_ITERS" --lat-warmup "$LAT_WARMUP" >"$log.client" 2>&1
+		--lat-iters "$LAT_ITERS" --lat-warmup "$LAT_WARMUP" --tests "$tests" "$@" >"$log.client" 2>&1
 	local crc=$?
 	wait "$spid"
 	local src=$?
 	if [ "$crc" -ne 0 ] || [ "$src" -ne 0 ]; then
-		echo "# softdoca $tr serve=$serve: client exit $crc, server exit $src (--keep DIR keeps the logs)" >&2
+		echo "# softdoca $tr serve=$serve $name: client exit $crc, server exit $src (--keep DIR keeps the logs)" >&2
 		sed 's/^/#   /' "$log.client" | tail -5 >&2
 	fi
-	# write_bw size=N ... MB/s=X   /   write_lat ... median_us=X avg_us=Y
+	# write_bw size=N conns=C ... MB/s=X msgs_per_s=Y cpu_init_s_per_GB=I
+	# cpu_tgt_s_per_GB=T  /  write_lat ... median_us=X avg_us=Y
 	awk -v tr="$tr" -v src="softdoca_$serve" '
-		/^(write_bw|read_bw) / {
-			size = ""; v = ""
-			for (i = 2; i <= NF; i++) {
-				split($i, kv, "=")
-				if (kv[1] == "size") size = kv[2]
-				if (kv[1] == "MB/s") v = kv[2]
-			}
-			print tr, $1, size, src, v
+		function kv(  i, a) { delete f; for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] } }
+		/^(write_bw|read_bw|write_alloc|conns_bw) / {
+			kv()
+			m = $1; key = f["size"]
+			# conns_bw: keyed by the number of connections
+			if (m == "conns_bw") { key = f["conns"]; print tr, "conns_size", 0, src, f["size"] }
+			print tr, m, key, src, f["MB/s"]
+			print tr, m "_mr", key, src, f["msgs_per_s"]
+			print tr, m "_cpui", key, src, f["cpu_init_s_per_GB"]
+			print tr, m "_cput", key, src, f["cpu_tgt_s_per_GB"]
+			print tr, m "_cpus", key, src, f["cpus_init"]
 		}
 		/^write_lat / {
-			for (i = 2; i <= NF; i++) {
-				split($i, kv, "=")
-				if (kv[1] == "median_us") med = kv[2]
-				if (kv[1] == "avg_us") avg = kv[2]
-			}
-			print tr, "lat_median", 8, src, med
-			print tr, "lat_avg", 8, src, avg
+			kv()
+			print tr, "lat_median", 8, src, f["median_us"]
+			print tr, "lat_avg", 8, src, f["avg_us"]
 		}' "$log.client" >>"$RESULTS"
-	printf '#   softdoca serve=%-8s %s\n' "$serve" "$(grep -c -E '^(write|read)_' "$log.client") measurements"
+	printf '#   softdoca serve=%-8s %-5s %2s measurements, %s s\n' "$serve" "$name" \
+		"$(grep -c -E '^(write|read|conns)_' "$log.client")" $((SECONDS - t0))
+}
+
+# The single-thread memcpy limit at MEMCPY_SIZES.
+run_memcpy() {
+	local log=$OUT/memcpy t0=$SECONDS
+	[ -n "$MEMCPY_SIZES" ] || return
+	if ! "$PERF" --memcpy --sizes "$MEMCPY_SIZES" --time "$SD_TIME" --reps "$SD_REPS" >"$log" 2>&1; then
+		echo "# softdoca_perf --memcpy failed" >&2
+		sed 's/^/#   /' "$log" | tail -3 >&2
+	fi
+	awk '/^memcpy / { for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
+		print "host memcpy", f["size"], "memcpy", f["MB/s"] }' "$log" >>"$RESULTS"
+	printf '# memcpy: %s sizes, %s s\n' "$(grep -c '^memcpy ' "$log")" $((SECONDS - t0))
 }
 
 # ---- ucx_perftest -------------------------------------------------------------
@@ -182,7 +228,7 @@ ucx_iters() {
 	local tr=$1 test=$2 size=$3
 	awk -v tr="$tr" -v t="$test" -v s="$size" -v secs="$UCX_SECS" 'BEGIN {
 		if (tr == "shm") {
-			if (t == "ucp_am_bw") { bw = 10e9; mr = 5e6 } else { bw = 45e9; mr = 20e6 }
+			if (t == "ucp_am_bw") { bw = 10e9; mr = 5e6 } else { bw = 45e9; mr = 10e6 }
 		} else {
 			if (t == "ucp_am_bw") { bw = 3e9; mr = 2e5 }
 			else if (t == "ucp_get") { bw = 0.5e9; mr = 900 }
@@ -200,15 +246,8 @@ ucx_iters() {
 run_ucx() {
 	UCX_LINE=""
 	local tr=$1 test=$2 size=$3 n=$4 w=$5 log=$OUT/ucx_$1_$2_$3
-	next_port
-	timeout 60 ucx_perftest -p "$PORT" >"$log.server" 2>&1 &
-	local spid=$!
-	if ! wait_listen "$PORT"; then
-		echo "# ucx_perftest server did not listen on $PORT" >&2
-		kill "$spid" 2>/dev/null
-		wait "$spid" 2>/dev/null
-		return
-	fi
+	start_server "$log.server" ucx_perftest || return
+	local spid=$SPID
 	timeout 60 ucx_perftest 127.0.0.1 -p "$PORT" -t "$test" -s "$size" -n "$n" -w "$w" -v >"$log.client" 2>&1
 	local crc=$?
 	wait "$spid" 2>/dev/null
@@ -220,18 +259,20 @@ run_ucx() {
 	UCX_LINE=$(grep -E '^ *[0-9]+,' "$log.client" | tail -1)
 }
 
-# ucx_perftest's MB/s are MiB/s; ours are 10^6 bytes/s.
+# ucx_perftest's MB/s are MiB/s; ours are 10^6 bytes/s. Its message
+# rate (overall, messages/s) goes in as TEST_mr.
 run_ucx_bw() {
 	local tr=$1 test=$2 size=$3 n
 	n=$(ucx_iters "$tr" "$test" "$size")
 	run_ucx "$tr" "$test" "$size" "$n" $(((n + 9) / 10)) # warm-up: a tenth
 	[ -n "$UCX_LINE" ] || return
-	echo "$UCX_LINE" |
-		awk -F, -v tr="$tr" -v t="$test" -v s="$size" '{ printf "%s %s %s ucx %.1f\n", tr, t, s, $6 * 1.048576 }'
+	echo "$UCX_LINE" | awk -F, -v tr="$tr" -v t="$test" -v s="$size" '{
+		printf "%s %s %s ucx %.1f\n", tr, t, s, $6 * 1.048576
+		printf "%s %s_mr %s ucx %.0f\n", tr, t, s, $8 }'
 }
 
 run_ucx_all() {
-	local tr=$1
+	local tr=$1 t0=$SECONDS
 	for size in $SIZES; do
 		for test in ucp_put_bw ucp_am_bw ucp_get; do
 			run_ucx_bw "$tr" "$test" "$size" >>"$RESULTS"
@@ -244,7 +285,8 @@ run_ucx_all() {
 			printf "%s ucp_am_lat_median 8 ucx %.3f\n", tr, 2 * $2
 			printf "%s ucp_am_lat_avg 8 ucx %.3f\n", tr, 2 * $4 }' >>"$RESULTS"
 	fi
-	printf '#   ucx_perftest: %s runs\n' "$(grep -c "^$tr .* ucx " "$RESULTS")"
+	printf '#   ucx_perftest: %s runs, %s s\n' "$(grep -c -E "^$tr [a-z_]+(bw|get|lat_median) .* ucx " "$RESULTS")" \
+		$((SECONDS - t0))
 }
 
 # ---- run ------------------------------------------------------------------
@@ -254,11 +296,15 @@ BUSY0=$(cpu_busy)
 MACHINE0=$(machine_busy_s)
 children_cpu
 OURS0=$OURS_S
+run_memcpy
 for tr in $TRANSPORTS; do
 	set_transport "$tr"
 	echo "# transport $tr: UCX_TLS=$UCX_TLS${UCX_NET_DEVICES:+ UCX_NET_DEVICES=$UCX_NET_DEVICES}"
-	run_softdoca "$tr" progress
-	run_softdoca "$tr" block
+	for serve in progress block; do
+		run_softdoca "$tr" "$serve" main write_bw,read_bw,write_alloc,write_lat --alloc-size "$ALLOC_SIZE"
+		# Separate, so that the other tests run with one connection only.
+		run_softdoca "$tr" "$serve" conns conns_bw --conns "$NCONNS" --conns-size "$CONNS_SIZE"
+	done
 	[ "$HAVE_UCX" = 1 ] && run_ucx_all "$tr"
 done
 
@@ -279,7 +325,7 @@ echo "progress: the server calls doca_pe_progress; block: the server sleeps in r
 if [ "$BUSY0" -gt 10 ] || [ "$FOREIGN" -gt 5 ]; then
 	echo "WARNING: other work shared the CPUs (${BUSY0}% busy just before the run, ${FOREIGN}% of the CPU time during it): figures are noisy"
 fi
-awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" '
+awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SIZES" -v cpumin="$CPU_MIN" '
 	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++ntr] = $1 } }
 	function get(tr, m, s, src,  k) { k = tr SUBSEP m SUBSEP s SUBSEP src; return (k in v) ? v[k] : "" }
 	function ratio(a, b) { return (a == "" || b == "" || b + 0 == 0) ? "-" : sprintf("%.2f", a / b) }
@@ -293,13 +339,21 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 		return (r + 0 <= latt) ? "ok" : "MISS"
 	}
 	function row(tr, metric, size, sp, sb, c1, c2, r1p, r1b, r2p, r2b, tgt) {
-		printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", tr, metric, size, fmt(sp), fmt(sb), fmt(c1),
+		printf "%-4s %-10s %4s %9s %9s %9s %9s %6s %6s %6s %6s  %s\n", tr, metric, size, sp, sb, fmt(c1),
 		       fmt(c2), r1p, r1b, r2p, r2b, tgt
+	}
+	# The figure, starred when the busy-polling initiator had less than
+	# a CPU of its own while measuring (the machine was busy).
+	function starred(tr, m, s, src, x,  c) {
+		c = get(tr, m "_cpus", s, src)
+		return fmt(x) ((c != "" && c + 0 < cpumin) ? "*" : "")
 	}
 	END {
 		n = split(sizelist, sizes, " ")
 		for (t = 1; t <= ntr; t++) {
 			tr = order[t]
+			if (tr == "host")
+				continue
 			print ""
 			printf "%-4s %-10s %4s %9s %9s %9s %9s %13s %13s  %s\n", "", "", "", "softdoca", "softdoca", "UCX", "UCX",
 			       "vs UCX best", "vs UCX am", "target"
@@ -315,7 +369,9 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 					sp = get(tr, metric, s, "softdoca_progress"); sb = get(tr, metric, s, "softdoca_block")
 					rp = ratio(sp, ref); rb = ratio(sb, ref)
 					tgt = s >= large ? ">=" bwt ": " verdict(rp, "bw") "/" verdict(rb, "bw") : ""
-					row(tr, metric, human(s), sp, sb, rma, am, rp, rb, ratio(sp, am), ratio(sb, am), tgt)
+					row(tr, metric, human(s), starred(tr, metric, s, "softdoca_progress", sp),
+					    starred(tr, metric, s, "softdoca_block", sb), rma, am, rp, rb, ratio(sp, am),
+					    ratio(sb, am), tgt)
 				}
 			}
 			for (m = 1; m <= 2; m++) {
@@ -324,14 +380,142 @@ awk -v large="$LARGE" -v bwt="$BW_TARGET" -v latt="$LAT_TARGET" -v sizelist="$SI
 				sp = get(tr, "lat_" stat, 8, "softdoca_progress"); sb = get(tr, "lat_" stat, 8, "softdoca_block")
 				rp = ratio(sp, ref); rb = ratio(sb, ref)
 				tgt = stat == "median" ? "<=" latt ": " verdict(rp, "lat") "/" verdict(rb, "lat") : ""
-				row(tr, "lat_" stat, 8, sp, sb, "", ref, rp, rb, rp, rb, tgt)
+				row(tr, "lat_" stat, 8, fmt(sp), fmt(sb), "", ref, rp, rb, rp, rb, tgt)
+			}
+			# CPU time per GB moved, initiator (client) / target (server)
+			printf "%-4s %-10s %4s %13s %13s   %s\n", "", "", "", "cpu s/GB", "cpu s/GB", "(user+sys, every thread)"
+			printf "%-4s %-10s %4s %13s %13s\n", "tr", "metric", "size", "prog ini/tgt", "block ini/tgt"
+			for (m = 1; m <= 2; m++) {
+				metric = m == 1 ? "write_bw" : "read_bw"
+				for (i = 1; i <= n; i++) {
+					s = sizes[i]
+					printf "%-4s %-10s %4s %13s %13s\n", tr, metric, human(s),
+					       cpu(tr, metric, s, "softdoca_progress"), cpu(tr, metric, s, "softdoca_block")
+				}
 			}
 		}
+	}
+	function cpu(tr, m, s, src,  a, b) {
+		a = get(tr, m "_cpui", s, src); b = get(tr, m "_cput", s, src)
+		return (a == "" && b == "") ? "-" : fmt(a) "/" fmt(b)
 	}' "$RESULTS"
 echo
 echo "ratios are softdoca / UCX. UCX best = the better of put_bw (get for reads) and am_bw at that size;"
 echo "latency rows compare with ucp_am_lat's round trip (twice the one-way figure it prints)."
 echo "targets: bandwidth from $((LARGE / 1048576))M up >= ${BW_TARGET}x UCX best; median round trip <= ${LAT_TARGET}x UCX."
+echo "* after a figure: the busy-polling initiator had less than $CPU_MIN of a CPU while measuring (the machine was busy)."
+
+# ---- issue 12's table: each row, its reference, ratio, goal, met --------
+
+echo
+echo "issue 12 goals (ratio = softdoca / reference; met: ok or MISS)"
+awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NCONNS" -v cpumin="$CPU_MIN" '
+	{ v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; if ($1 != "host") have[$1] = 1 }
+	function get(tr, m, s, src,  k) { k = tr SUBSEP m SUBSEP s SUBSEP src; return (k in v) ? v[k] : "" }
+	function human(s) { return s >= 1048576 ? s / 1048576 "M" : s >= 1024 ? s / 1024 "K" : s }
+	function best(a, b) { return a == "" ? b : b == "" ? a : (a + 0 >= b + 0 ? a : b) }
+	function show(x, unit) {
+		if (x == "") return "-"
+		if (unit == "us") return sprintf("%.2f us", x)
+		if (unit == "mr") return sprintf("%.0f k/s", x / 1e3)
+		return sprintf("%.0f MB/s", x)
+	}
+	# One row: what, softdoca figure, reference name and figure, goal
+	# (cmp "<=" or ">=" target), a note.
+	function goal(what, sd, refname, ref, unit, cmp, target, note,  r, met) {
+		r = "-"; met = "-"
+		if (sd != "" && ref != "" && ref + 0 > 0) {
+			r = sprintf("%.2f", sd / ref)
+			met = (cmp == "<=" ? r + 0 <= target : r + 0 >= target) ? "ok" : "MISS"
+		}
+		printf "%-40s %12s  %-14s %12s %6s  %2s%-5s %-4s %s\n", what, show(sd, unit), refname, show(ref, unit),
+		       r, cmp, sprintf("%.1f", target), met, note
+	}
+	function memcpy_note(s, sd,  m) {
+		m = get("host", "memcpy", s, "memcpy")
+		if (m == "" || sd == "") return ""
+		return sprintf("memcpy %.0f MB/s: %.2fx", m, sd / m)
+	}
+	# "starved" when the initiator of that measurement had less than cpumin
+	# of a CPU (its figure says more about the machine than about softdoca)
+	function starved(tr, m, s, src,  c) {
+		c = get(tr, m "_cpus", s, src)
+		return (c != "" && c + 0 < cpumin) ? sprintf("starved (%.2f CPU) ", c) : ""
+	}
+	END {
+		n = split(sizelist, sizes, " ")
+		printf "%-40s %12s  %-14s %12s %6s  %-7s %-4s %s\n", "row", "softdoca", "reference", "", "ratio", "goal",
+		       "met", "note"
+		split("progress block", modes, " ")
+		ntr = 0
+		if ("shm" in have) order[++ntr] = "shm"
+		if ("tcp" in have) order[++ntr] = "tcp"
+		for (t = 1; t <= ntr; t++) {
+			tr = order[t]
+			for (k = 1; k <= 2; k++) {
+				md = modes[k]
+				tgt = tr == "shm" ? (k == 1 ? 1.3 : 1.6) : (k == 1 ? 1.2 : 2.0)
+				goal(tr " 8 B write round trip, " md, get(tr, "lat_median", 8, "softdoca_" md),
+				     "ucp_am_lat", get(tr, "ucp_am_lat_median", 8, "ucx"), "us", "<=", tgt, "medians")
+			}
+		}
+		if ("shm" in have) {
+			for (i = 1; i <= n; i++) {
+				s = sizes[i]
+				if (s != 1024 && s != 4096) continue
+				for (k = 1; k <= 2; k++)
+					goal("shm " human(s) " write msg rate, " modes[k],
+					     get("shm", "write_bw_mr", s, "softdoca_" modes[k]), "ucp_am_bw",
+					     get("shm", "ucp_am_bw_mr", s, "ucx"), "mr", ">=", 1.0,
+					     starved("shm", "write_bw", s, "softdoca_" modes[k]))
+			}
+			for (k = 1; k <= 2; k++)
+				goal("shm " human(alloc) " alloc+free per op, " modes[k],
+				     get("shm", "write_alloc_mr", alloc, "softdoca_" modes[k]), "ucp_am_bw",
+				     get("shm", "ucp_am_bw_mr", alloc, "ucx"), "mr", ">=", 1.0,
+				     starved("shm", "write_alloc", alloc, "softdoca_" modes[k]))
+			for (m = 1; m <= 2; m++) {
+				metric = m == 1 ? "write_bw" : "read_bw"
+				for (i = 1; i <= n; i++) {
+					s = sizes[i]
+					if (s < large) continue
+					ref = best(get("shm", m == 1 ? "ucp_put_bw" : "ucp_get", s, "ucx"),
+						   get("shm", "ucp_am_bw", s, "ucx"))
+					for (k = 1; k <= 2; k++) {
+						sd = get("shm", metric, s, "softdoca_" modes[k])
+						goal("shm " (m == 1 ? "write " : "read ") human(s) ", " modes[k], sd, "UCX best",
+						     ref, "MB", ">=", 0.9,
+						     starved("shm", metric, s, "softdoca_" modes[k]) memcpy_note(s, sd))
+					}
+				}
+			}
+			for (i = 1; i <= n; i++) {
+				s = sizes[i]
+				if (s < 16384 || s > 262144) continue
+				goal("shm read " human(s) ", block vs progress", get("shm", "read_bw", s, "softdoca_block"),
+				     "progress", get("shm", "read_bw", s, "softdoca_progress"), "MB", ">=", 0.9,
+				     starved("shm", "read_bw", s, "softdoca_block") starved("shm", "read_bw", s, "softdoca_progress"))
+			}
+		}
+		if ("tcp" in have)
+			for (i = 1; i <= n; i++) {
+				s = sizes[i]
+				if (s < large) continue
+				ref = best(get("tcp", "ucp_put_bw", s, "ucx"), get("tcp", "ucp_am_bw", s, "ucx"))
+				goal("tcp write " human(s) ", block", get("tcp", "write_bw", s, "softdoca_block"), "UCX best",
+				     ref, "MB", ">=", 1.0, starved("tcp", "write_bw", s, "softdoca_block"))
+			}
+		for (t = 1; t <= ntr; t++) {
+			tr = order[t]
+			cs = get(tr, "conns_size", 0, "softdoca_progress")
+			for (k = 1; k <= 2; k++)
+				goal(tr " " nconns " conns vs 1, " human(cs + 0) " write, " modes[k],
+				     get(tr, "conns_bw", nconns, "softdoca_" modes[k]), "1 connection",
+				     get(tr, "conns_bw", 1, "softdoca_" modes[k]), "MB", ">=", 1.0,
+				     starved(tr, "conns_bw", nconns, "softdoca_" modes[k]) \
+				     starved(tr, "conns_bw", 1, "softdoca_" modes[k]) "aggregate")
+		}
+	}' "$RESULTS"
 if [ -n "$KEEP" ]; then
 	echo "raw output in $KEEP; $(($(date +%s) - START)) s"
 else

@@ -94,6 +94,8 @@ counted() {
 	esac
 }
 
+counted "benchmark smoke run: bench/run_bench.sh --quick prints every row (figures not judged)" \
+	bash tests/bench/smoke.sh build
 counted "install and build an outside program with pkg-config" bash tests/install/check_install.sh build
 counted "Go and Python shims over the shipped samples, against the C samples (examples/)" \
 	bash tests/examples/run_examples.sh build

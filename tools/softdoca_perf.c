@@ -5,24 +5,49 @@
  *   softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]
  *   softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST]
  *                 [--sizes LIST] [--time SEC] [--reps N] [--window N]
- *                 [--lat-iters N] [--lat-warmup N]
+ *                 [--lat-iters N] [--lat-warmup N] [--conns N]
+ *                 [--alloc-size S] [--conns-size S]
+ *   softdoca_perf --memcpy [--sizes LIST] [--time SEC] [--reps N]
  *
  * The server exports a memory region and serves; the client runs the tests
  * against it and prints one line per measurement:
  *
- *   write_bw size=65536 window=32 serve=progress reps=1 msgs=40123 secs=0.500
- *            MB/s=5258.4 min=5258.4 max=5258.4
+ *   write_bw size=65536 conns=1 window=32 serve=progress reps=1 msgs=40123
+ *            secs=0.500 MB/s=5258.4 min=5258.4 max=5258.4 msgs_per_s=80246
+ *            cpu_init_s_per_GB=0.190 cpu_tgt_s_per_GB=0.188 cpus_init=1.00
+ *            cpus_tgt=0.99
  *   read_bw  size=65536 ... (same fields)
+ *   write_alloc size=1024 ... (same fields)
+ *   conns_bw size=65536 conns=1 ... and conns_bw size=65536 conns=8 ...
  *   write_lat size=8 serve=progress iters=20000 avg_us=2.31 median_us=2.10
  *             p99_us=3.90 min_us=1.80 submit_us=0.21
  *
  * MB/s is 10^6 bytes per second of completed tasks, measured over --time
  * seconds after a warm-up; with --reps N, N such measurements run back to
  * back and the line gives the median (its msgs and secs) and the lowest
- * and highest. A latency is the round trip of one 8-byte write:
- * doca_task_submit, then doca_pe_progress in a busy loop until the
- * completion callback has run; submit_us is the part of it spent inside
- * doca_task_submit.
+ * and highest. Every bandwidth test keeps a window of tasks in flight and
+ * resubmits each from its completion callback; write_alloc instead does
+ * what simple DOCA programs do for every operation: two
+ * doca_buf_inventory_buf_get_by_* and doca_rdma_task_write_allocate_init
+ * before the submit, doca_task_free and two doca_buf_dec_refcount in the
+ * callback (at --alloc-size, default 1K). conns_bw runs a write window on
+ * one connection, then one such window on each of --conns connections of
+ * the same context (at --conns-size, default 64K; the server opens as many
+ * connections as the client asks for). The cpu_* fields are the
+ * initiator's (client's) and the target's (server's) user+system CPU
+ * seconds (getrusage, every thread) over the measured reps, per 10^9
+ * bytes moved; cpus_* the same CPU time per second of the reps (about 1
+ * for a side that busy-polls on a CPU of its own, less when it had to
+ * share one).
+ *
+ * A latency is the round trip of one 8-byte write: doca_task_submit, then
+ * doca_pe_progress in a busy loop until the completion callback has run;
+ * submit_us is the part of it spent inside doca_task_submit.
+ *
+ * --memcpy needs no peer: one thread copies --sizes bytes between two
+ * buffers of its own for --time seconds, --reps times, and prints
+ * `memcpy size=N reps=R copies=C secs=S MB/s=X min=Y max=Z` (bytes copied
+ * per second): the single-copy limit of the machine.
  *
  * Serving: with --serve progress the server calls doca_pe_progress in a
  * loop (a DOCA application that polls); with --serve block it sits in a
@@ -34,12 +59,16 @@
  * carries the descriptors and the end of the run, as frames of one type
  * byte, a 4-byte big-endian length and the payload:
  *
- *   client -> server  'H' hello: magic, version, region length (8 bytes)
- *                     'C' the client's connection descriptor
+ *   client -> server  'H' hello: magic, version, region length (8 bytes),
+ *                         number of connections (4 bytes)
+ *                     'C' the client's connection descriptor (one a connection)
+ *                     'R' how much CPU have you used?
  *                     'D' done: the server tears down and exits
  *   server -> client  'I' info: how it serves (0 progress, 1 block)
- *                     'C' the server's connection descriptor
+ *                     'C' the server's connection descriptor (one a connection)
  *                     'M' the server's mmap descriptor
+ *                     'U' answer to 'R': user and system CPU microseconds
+ *                         of the whole process (8 bytes each)
  *
  * Every frame is checked (type, length bound) before use. The client
  * retries the TCP connect for a few seconds, so the server may start
@@ -63,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
@@ -90,14 +120,18 @@
 #define DEFAULT_LAT_ITERS 20000u
 #define DEFAULT_LAT_WARMUP 2000u
 #define LAT_SIZE 8u
+#define DEFAULT_ALLOC_SIZE 1024u
+#define DEFAULT_CONNS_SIZE (64u * 1024u)
 
 #define MAX_SIZES 32u
 #define MAX_REPS 15u
 #define MAX_WINDOW 256u           /* tasks in flight, per test */
+#define MAX_CONNS 16u             /* connections of one context */
 #define MAX_REGION (1ull << 30)   /* what a client may ask the server for */
 #define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
 #define HELLO_MAGIC 0x53445046u   /* "SDPF" */
-#define HELLO_VERSION 1u
+#define HELLO_VERSION 2u
+#define HELLO_LEN 20u
 
 #define CONNECT_RETRY_S 10.0      /* client: TCP connect to a server not up yet */
 #define ESTABLISH_WAIT_S 20.0     /* the RDMA connection */
@@ -111,17 +145,20 @@
 
 enum serve_mode { SERVE_PROGRESS = 0, SERVE_BLOCK = 1 };
 
-enum test_kind { TEST_WRITE_BW, TEST_READ_BW, TEST_WRITE_LAT };
+enum test_kind { TEST_WRITE_BW, TEST_READ_BW, TEST_WRITE_ALLOC, TEST_CONNS_BW, TEST_WRITE_LAT, TEST_COUNT };
 
-static const char *const test_names[] = {
+static const char *const test_names[TEST_COUNT] = {
 	[TEST_WRITE_BW] = "write_bw",
 	[TEST_READ_BW] = "read_bw",
+	[TEST_WRITE_ALLOC] = "write_alloc",
+	[TEST_CONNS_BW] = "conns_bw",
 	[TEST_WRITE_LAT] = "write_lat",
 };
 
 /* One task of a measurement and the bufs it moves between. */
 struct slot {
 	struct perf *perf;
+	struct doca_rdma_connection *conn;
 	struct doca_task *task;
 	struct doca_buf *local;
 	struct doca_buf *remote;
@@ -140,11 +177,12 @@ struct run {
 
 struct options {
 	bool server;
+	bool memcpy_only;
 	const char *host;
 	const char *port;
 	const char *device;
 	enum serve_mode serve;
-	bool tests[3];
+	bool tests[TEST_COUNT];
 	size_t sizes[MAX_SIZES];
 	uint32_t num_sizes;
 	double time_s;
@@ -152,6 +190,9 @@ struct options {
 	uint32_t window; /* 0: by size */
 	uint32_t lat_iters;
 	uint32_t lat_warmup;
+	uint32_t conns;
+	size_t alloc_size;
+	size_t conns_size;
 };
 
 struct perf {
@@ -166,9 +207,11 @@ struct perf {
 	struct doca_buf_inventory *inv;
 	struct doca_mmap *lmmap;
 	struct doca_mmap *rmmap;
-	struct doca_rdma_connection *conn;
+	struct doca_rdma_connection *conns[MAX_CONNS];
+	uint32_t num_conns;
+	uint32_t established; /* connections */
 	enum doca_ctx_states state;
-	bool established, conn_failed;
+	bool conn_failed;
 
 	/* Memory: ours, and the peer's as its descriptor says. */
 	uint8_t *region;
@@ -363,9 +406,8 @@ static int oob_send(int fd, char type, const void *payload, size_t len)
 	return len > 0 ? oob_write_all(fd, payload, len) : 0;
 }
 
-/* Receive one frame of type `want` into malloc'd memory (*payload may be
- * NULL when len is 0). 1 on end of file. */
-static int oob_recv(int fd, char want, uint8_t **payload, size_t *len)
+/* Receive one frame of any type into malloc'd memory. 1 on end of file. */
+static int oob_recv_any(int fd, char *type, uint8_t **payload, size_t *len)
 {
 	uint8_t hdr[5], *buf;
 	uint32_t n;
@@ -375,20 +417,34 @@ static int oob_recv(int fd, char want, uint8_t **payload, size_t *len)
 	if (r != 0)
 		return r;
 	n = get_be32(hdr + 1);
-	if (hdr[0] != (uint8_t)want)
-		return fail("control socket: expected frame '%c', got 0x%02x", want, hdr[0]);
 	if (n > MAX_FRAME)
-		return fail("control socket: frame '%c' claims %" PRIu32 " bytes (limit %u)", want, n, MAX_FRAME);
+		return fail("control socket: frame 0x%02x claims %" PRIu32 " bytes (limit %u)", hdr[0], n, MAX_FRAME);
 	buf = malloc(n + 1u);
 	if (buf == NULL)
 		return fail("out of memory");
 	r = n > 0 ? oob_read_all(fd, buf, n) : 0;
 	if (r != 0) {
 		free(buf);
-		return r < 0 ? -1 : fail("control socket: frame '%c' cut short", want);
+		return r < 0 ? -1 : fail("control socket: frame 0x%02x cut short", hdr[0]);
 	}
+	*type = (char)hdr[0];
 	*payload = buf;
 	*len = n;
+	return 0;
+}
+
+/* Receive one frame of type `want`. 1 on end of file. */
+static int oob_recv(int fd, char want, uint8_t **payload, size_t *len)
+{
+	char type;
+	int r = oob_recv_any(fd, &type, payload, len);
+
+	if (r != 0)
+		return r;
+	if (type != want) {
+		free(*payload);
+		return fail("control socket: expected frame '%c', got 0x%02x", want, (uint8_t)type);
+	}
 	return 0;
 }
 
@@ -504,7 +560,7 @@ static void conn_established_cb(struct doca_rdma_connection *conn, union doca_da
 
 	(void)conn;
 	(void)conn_user_data;
-	p->established = true;
+	p->established++;
 }
 
 static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data conn_user_data,
@@ -517,11 +573,86 @@ static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data c
 	p->conn_failed = true;
 }
 
+/* ------------------------------------------------------------------ */
+/* Slots: one task and its two bufs                                     */
+
+/* Take the slot's two bufs and allocate its task over [0, size) of both
+ * regions, as a simple DOCA program does for each operation. Writes move
+ * local data into remote room; reads remote data into local room. */
+static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, const char **where)
+{
+	struct perf *p = s->perf;
+	union doca_data ud = {.ptr = s};
+	doca_error_t err;
+
+	*where = "doca_buf_inventory_buf_get_by_*";
+	if (rd) {
+		err = doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region, size, &s->local);
+		if (err == DOCA_SUCCESS)
+			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, p->raddr, size, &s->remote);
+	} else {
+		err = doca_buf_inventory_buf_get_by_data(p->inv, p->lmmap, p->region, size, &s->local);
+		if (err == DOCA_SUCCESS)
+			err = doca_buf_inventory_buf_get_by_addr(p->inv, p->rmmap, p->raddr, size, &s->remote);
+	}
+	if (err != DOCA_SUCCESS)
+		return err;
+	*where = "doca_rdma_task_*_allocate_init";
+	if (rd) {
+		struct doca_rdma_task_read *t;
+
+		err = doca_rdma_task_read_allocate_init(p->rdma, s->conn, s->remote, s->local, ud, &t);
+		if (err == DOCA_SUCCESS)
+			s->task = doca_rdma_task_read_as_task(t);
+	} else {
+		struct doca_rdma_task_write *t;
+
+		err = doca_rdma_task_write_allocate_init(p->rdma, s->conn, s->local, s->remote, ud, &t);
+		if (err == DOCA_SUCCESS)
+			s->task = doca_rdma_task_write_as_task(t);
+	}
+	return err;
+}
+
+/* Give back what slot_fill took (whatever part of it it got). */
+static void slot_release(struct slot *s)
+{
+	if (s->task != NULL)
+		doca_task_free(s->task);
+	if (s->local != NULL)
+		(void)doca_buf_dec_refcount(s->local, NULL);
+	if (s->remote != NULL)
+		(void)doca_buf_dec_refcount(s->remote, NULL);
+	s->task = NULL;
+	s->local = NULL;
+	s->remote = NULL;
+}
+
+/* The next operation of a write_alloc slot: free everything of the last
+ * one, take it all again, submit. */
+static doca_error_t slot_redo(struct slot *s, const char **where)
+{
+	doca_error_t err;
+
+	slot_release(s);
+	err = slot_fill(s, false, s->perf->run.size, where);
+	if (err != DOCA_SUCCESS) {
+		slot_release(s);
+		return err;
+	}
+	*where = "doca_task_submit (resubmit)";
+	err = doca_task_submit(s->task);
+	if (err != DOCA_SUCCESS)
+		slot_release(s);
+	return err;
+}
+
 /* A task finished well: count it and, while the measurement runs, send
  * it again at once (DOCA allows resubmitting from the callback). */
 static void task_done(struct slot *s)
 {
 	struct run *r = &s->perf->run;
+	const char *where = "doca_task_submit (resubmit)";
 	doca_error_t err;
 
 	r->completed++;
@@ -529,13 +660,17 @@ static void task_done(struct slot *s)
 		r->inflight--;
 		return;
 	}
-	if (r->kind == TEST_READ_BW)
-		(void)doca_buf_reset_data_len(s->local);
-	err = doca_task_submit(s->task);
+	if (r->kind == TEST_WRITE_ALLOC) {
+		err = slot_redo(s, &where);
+	} else {
+		if (r->kind == TEST_READ_BW)
+			(void)doca_buf_reset_data_len(s->local);
+		err = doca_task_submit(s->task);
+	}
 	if (err != DOCA_SUCCESS) {
 		r->inflight--;
 		r->error = err;
-		r->error_where = "doca_task_submit (resubmit)";
+		r->error_where = where;
 	}
 }
 
@@ -653,7 +788,7 @@ static int setup(struct perf *p, size_t region_len)
 	CHECK(doca_rdma_create(p->dev, &p->rdma));
 	p->ctx = doca_rdma_as_ctx(p->rdma);
 	CHECK(doca_rdma_set_permissions(p->rdma, perms));
-	CHECK(doca_rdma_set_max_num_connections(p->rdma, 1));
+	CHECK(doca_rdma_set_max_num_connections(p->rdma, (uint16_t)p->num_conns));
 	CHECK(doca_rdma_set_send_queue_size(p->rdma, MAX_WINDOW));
 	CHECK(doca_rdma_task_write_set_conf(p->rdma, write_ok_cb, write_err_cb, MAX_WINDOW));
 	CHECK(doca_rdma_task_read_set_conf(p->rdma, read_ok_cb, read_err_cb, MAX_WINDOW));
@@ -697,58 +832,99 @@ static void teardown(struct perf *p)
 	free(p->region);
 }
 
-/* Our connection descriptor to the peer; bind to the peer's. */
-static int exchange_conn(struct perf *p)
+/* Our descriptor of connection i to the peer; bind it to the peer's. */
+static int exchange_conn(struct perf *p, uint32_t i)
 {
 	const void *desc;
 	size_t desc_len, peer_len;
 	uint8_t *peer;
 	doca_error_t err;
 
-	CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conn));
+	CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conns[i]));
 	if (oob_send(p->sock, 'C', desc, desc_len) != 0)
 		return -1;
 	if (oob_expect(p->sock, 'C', "its connection descriptor", &peer, &peer_len) != 0)
 		return -1;
-	err = doca_rdma_connect(p->rdma, peer, peer_len, p->conn);
+	err = doca_rdma_connect(p->rdma, peer, peer_len, p->conns[i]);
 	free(peer);
 	if (err != DOCA_SUCCESS)
-		return fail("doca_rdma_connect with the peer's %zu-byte descriptor returned %s", peer_len,
-			    doca_error_get_name(err));
+		return fail("doca_rdma_connect of connection %u with the peer's %zu-byte descriptor returned %s", i,
+			    peer_len, doca_error_get_name(err));
 	return 0;
+}
+
+static int exchange_conns(struct perf *p)
+{
+	for (uint32_t i = 0; i < p->num_conns; i++)
+		if (exchange_conn(p, i) != 0)
+			return -1;
+	return 0;
+}
+
+/* User and system CPU time of the whole process (every thread), in us. */
+static void cpu_times_us(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+
+	memset(&ru, 0, sizeof(ru));
+	(void)getrusage(RUSAGE_SELF, &ru);
+	*user = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	*sys = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
 }
 
 /* ------------------------------------------------------------------ */
 /* Server                                                               */
 
-/* Serve until the client says 'D' (or goes away). */
-static int server_serve(struct perf *p)
+/* One frame from the client: answer 'R' with our CPU time; 1 after 'D'. */
+static int server_frame(struct perf *p)
 {
-	uint8_t *payload;
+	uint8_t *payload, cpu[16];
+	uint64_t user, sys;
 	size_t len;
+	char type;
 	int r;
 
-	if (p->opt->serve == SERVE_PROGRESS) {
-		for (;;) {
-			struct pollfd pfd = {.fd = p->sock, .events = POLLIN, .revents = 0};
-
-			for (uint32_t i = 0; i < SERVE_POLL_EVERY; i++)
-				(void)doca_pe_progress(p->pe);
-			r = poll(&pfd, 1, 0);
-			if (r < 0 && errno != EINTR)
-				return fail("poll on the control socket: %s", strerror(errno));
-			if (r > 0)
-				break;
-		}
-	}
-	/* Block mode: this read is where the server spends the whole run. */
-	r = oob_recv(p->sock, 'D', &payload, &len);
+	r = oob_recv_any(p->sock, &type, &payload, &len);
 	if (r < 0)
 		return -1;
 	if (r > 0)
 		return fail("the client closed the control connection before saying it was done");
 	free(payload);
-	return 0;
+	if (type == 'D')
+		return 1;
+	if (type != 'R')
+		return fail("control socket: unexpected frame 0x%02x while serving", (uint8_t)type);
+	cpu_times_us(&user, &sys);
+	put_be64(cpu, user);
+	put_be64(cpu + 8, sys);
+	return oob_send(p->sock, 'U', cpu, sizeof(cpu));
+}
+
+/* Serve until the client says 'D' (or goes away). */
+static int server_serve(struct perf *p)
+{
+	int r;
+
+	if (p->opt->serve == SERVE_BLOCK) {
+		/* This read is where the server spends the whole run. */
+		while ((r = server_frame(p)) == 0)
+			;
+		return r < 0 ? -1 : 0;
+	}
+	for (;;) {
+		struct pollfd pfd = {.fd = p->sock, .events = POLLIN, .revents = 0};
+
+		for (uint32_t i = 0; i < SERVE_POLL_EVERY; i++)
+			(void)doca_pe_progress(p->pe);
+		r = poll(&pfd, 1, 0);
+		if (r < 0 && errno != EINTR)
+			return fail("poll on the control socket: %s", strerror(errno));
+		if (r <= 0)
+			continue;
+		r = server_frame(p);
+		if (r != 0)
+			return r < 0 ? -1 : 0;
+	}
 }
 
 static int server_main(struct perf *p)
@@ -765,20 +941,23 @@ static int server_main(struct perf *p)
 		return -1;
 	if (oob_expect(p->sock, 'H', "its hello", &hello, &len) != 0)
 		return -1;
-	if (len != 16 || get_be32(hello) != HELLO_MAGIC || get_be32(hello + 4) != HELLO_VERSION) {
+	if (len != HELLO_LEN || get_be32(hello) != HELLO_MAGIC || get_be32(hello + 4) != HELLO_VERSION) {
 		free(hello);
 		return fail("the client's hello is not from this softdoca_perf (length %zu)", len);
 	}
 	region_len = get_be64(hello + 8);
+	p->num_conns = get_be32(hello + 16);
 	free(hello);
 	if (region_len == 0 || region_len > MAX_REGION)
 		return fail("the client asks for a %" PRIu64 "-byte region (1 .. %llu)", region_len, MAX_REGION);
+	if (p->num_conns == 0 || p->num_conns > MAX_CONNS)
+		return fail("the client asks for %" PRIu32 " connections (1 .. %u)", p->num_conns, MAX_CONNS);
 	if (setup(p, (size_t)region_len) != 0)
 		return -1;
 	info = (uint8_t)p->opt->serve;
 	if (oob_send(p->sock, 'I', &info, 1) != 0)
 		return -1;
-	if (exchange_conn(p) != 0)
+	if (exchange_conns(p) != 0)
 		return -1;
 	CHECK(doca_mmap_export_rdma(p->lmmap, p->dev, &mdesc, &mdesc_len));
 	if (oob_send(p->sock, 'M', mdesc, mdesc_len) != 0)
@@ -796,33 +975,21 @@ static const char *serve_name(enum serve_mode m)
 	return m == SERVE_BLOCK ? "block" : "progress";
 }
 
-/* Allocate n tasks of the run's kind, each with its own local and remote
- * buf over [0, size) of both regions. */
-static int slots_create(struct perf *p, struct slot *slots, uint32_t n, size_t size)
+/* Fill n slots for the run's kind, slot i on connection i % nconns. */
+static int slots_create(struct perf *p, struct slot *slots, uint32_t n, uint32_t nconns, size_t size)
 {
 	bool rd = p->run.kind == TEST_READ_BW;
 
 	for (uint32_t i = 0; i < n; i++) {
 		struct slot *s = &slots[i];
-		union doca_data ud = {.ptr = s};
+		const char *where;
+		doca_error_t err;
 
 		s->perf = p;
-		/* Writes: local data -> remote room. Reads: remote data -> local room. */
-		CHECK(doca_buf_inventory_buf_get_by_args(p->inv, p->lmmap, p->region, size, p->region, rd ? 0 : size,
-							 &s->local));
-		CHECK(doca_buf_inventory_buf_get_by_args(p->inv, p->rmmap, p->raddr, size, p->raddr, rd ? size : 0,
-							 &s->remote));
-		if (rd) {
-			struct doca_rdma_task_read *t;
-
-			CHECK(doca_rdma_task_read_allocate_init(p->rdma, p->conn, s->remote, s->local, ud, &t));
-			s->task = doca_rdma_task_read_as_task(t);
-		} else {
-			struct doca_rdma_task_write *t;
-
-			CHECK(doca_rdma_task_write_allocate_init(p->rdma, p->conn, s->local, s->remote, ud, &t));
-			s->task = doca_rdma_task_write_as_task(t);
-		}
+		s->conn = p->conns[i % nconns];
+		err = slot_fill(s, rd, size, &where);
+		if (err != DOCA_SUCCESS)
+			return fail("%s returned %s (%s)", where, doca_error_get_name(err), doca_error_get_descr(err));
 	}
 	return 0;
 }
@@ -830,12 +997,7 @@ static int slots_create(struct perf *p, struct slot *slots, uint32_t n, size_t s
 static void slots_destroy(struct slot *slots, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if (slots[i].task != NULL)
-			doca_task_free(slots[i].task);
-		if (slots[i].local != NULL)
-			(void)doca_buf_dec_refcount(slots[i].local, NULL);
-		if (slots[i].remote != NULL)
-			(void)doca_buf_dec_refcount(slots[i].remote, NULL);
+		slot_release(&slots[i]);
 		memset(&slots[i], 0, sizeof(slots[i]));
 	}
 }
@@ -864,6 +1026,30 @@ static int run_drain(struct perf *p)
 	return 0;
 }
 
+/* CPU microseconds used so far by this process and by the server (asked
+ * over the control socket; a blocked server wakes in read(2) to answer,
+ * without progressing). Tasks stay in flight meanwhile. */
+static int cpu_sample(struct perf *p, uint64_t *init_us, uint64_t *tgt_us)
+{
+	uint8_t *payload;
+	uint64_t user, sys;
+	size_t len;
+
+	if (oob_send(p->sock, 'R', NULL, 0) != 0)
+		return -1;
+	if (oob_expect(p->sock, 'U', "its CPU time", &payload, &len) != 0)
+		return -1;
+	if (len != 16) {
+		free(payload);
+		return fail("the server's CPU time frame has %zu bytes, not 16", len);
+	}
+	*tgt_us = get_be64(payload) + get_be64(payload + 8);
+	free(payload);
+	cpu_times_us(&user, &sys);
+	*init_us = user + sys;
+	return 0;
+}
+
 /* One measurement of a bandwidth test. */
 struct rep {
 	uint64_t msgs;
@@ -878,51 +1064,68 @@ static int cmp_rep(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Keep `window` tasks of `size` bytes in flight: a warm-up, then count the
- * bytes completed over opt->time_s seconds of steady state, opt->reps
- * times back to back; report the median and the spread. */
-static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
+/* Submit every slot of the window. */
+static void run_start(struct perf *p, uint32_t n)
 {
-	struct slot *slots = p->slots;
-	uint32_t window = window_for(p->opt, size);
-	const char *name = test_names[kind];
-	double warm_s = p->opt->time_s / 5, t;
-	uint32_t reps = p->opt->reps;
-	struct rep rep[MAX_REPS], *med;
-	int rc = -1;
-
-	memset(&p->run, 0, sizeof(p->run));
-	p->run.kind = kind;
-	p->run.size = size;
-	p->run.error = DOCA_SUCCESS;
-	if (slots_create(p, slots, window, size) != 0)
-		goto out;
 	p->run.resubmit = true;
-	for (uint32_t i = 0; i < window; i++) {
-		doca_error_t err = doca_task_submit(slots[i].task);
+	for (uint32_t i = 0; i < n; i++) {
+		doca_error_t err = doca_task_submit(p->slots[i].task);
 
 		if (err != DOCA_SUCCESS) {
 			p->run.error = err;
 			p->run.error_where = "doca_task_submit";
-			break;
+			return;
 		}
 		p->run.inflight++;
 	}
-	/* Warm up: at least two windows' worth and warm_s seconds. The clock
-	 * is read every CLOCK_EVERY progress calls, not to weigh on the loop. */
-	t = now_s();
+}
+
+/* Warm up: at least two windows' worth and warm_s seconds. The clock is
+ * read every CLOCK_EVERY progress calls, not to weigh on the loop. */
+static int run_warm_up(struct perf *p, const char *name, uint32_t n, double warm_s)
+{
+	double t = now_s();
+
 	while (p->run.error == DOCA_SUCCESS && !p->conn_failed &&
-	       (now_s() - t < warm_s || p->run.completed < 2ull * window)) {
-		if (now_s() - t > DRAIN_WAIT_S) {
-			fail("%s size=%zu: only %" PRIu64 " tasks completed in %.0f s of warm-up", name, size,
-			     p->run.completed, DRAIN_WAIT_S);
-			p->run.resubmit = false;
-			(void)run_drain(p);
-			goto out;
-		}
+	       (now_s() - t < warm_s || p->run.completed < 2ull * n)) {
+		if (now_s() - t > DRAIN_WAIT_S)
+			return fail("%s size=%zu: only %" PRIu64 " tasks completed in %.0f s of warm-up", name,
+				    p->run.size, p->run.completed, DRAIN_WAIT_S);
 		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
 			(void)doca_pe_progress(p->pe);
 	}
+	return 0;
+}
+
+/* Keep `window` tasks of `size` bytes in flight on each of nconns
+ * connections: a warm-up, then count the bytes completed over opt->time_s
+ * seconds of steady state, opt->reps times back to back; report the
+ * median, the spread and the CPU time both sides used per GB. */
+static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t nconns)
+{
+	struct slot *slots = p->slots;
+	uint32_t window = window_for(p->opt, size), n;
+	const char *name = test_names[kind];
+	uint32_t reps = p->opt->reps;
+	struct rep rep[MAX_REPS], *med;
+	uint64_t init0 = 0, init1 = 0, tgt0 = 0, tgt1 = 0, msgs = 0;
+	double gb, secs = 0;
+	int rc = -1;
+
+	if (window * nconns > MAX_WINDOW)
+		window = MAX_WINDOW / nconns;
+	n = window * nconns;
+	memset(&p->run, 0, sizeof(p->run));
+	p->run.kind = kind;
+	p->run.size = size;
+	p->run.error = DOCA_SUCCESS;
+	if (slots_create(p, slots, n, nconns, size) != 0)
+		goto out;
+	run_start(p, n);
+	if (run_warm_up(p, name, n, p->opt->time_s / 5) != 0)
+		goto drain;
+	if (cpu_sample(p, &init0, &tgt0) != 0)
+		goto drain;
 	for (uint32_t r = 0; r < reps; r++) {
 		double t0 = now_s(), t1 = t0;
 		uint64_t c0 = p->run.completed;
@@ -935,7 +1138,11 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
 		rep[r].msgs = p->run.completed - c0;
 		rep[r].secs = t1 - t0;
 		rep[r].mbps = (double)rep[r].msgs * (double)size / rep[r].secs / 1e6;
+		msgs += rep[r].msgs;
+		secs += rep[r].secs;
 	}
+	if (cpu_sample(p, &init1, &tgt1) != 0)
+		goto drain;
 	if (run_drain(p) != 0)
 		goto out;
 	if (p->run.error != DOCA_SUCCESS) {
@@ -944,15 +1151,23 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size)
 	}
 	qsort(rep, reps, sizeof(rep[0]), cmp_rep);
 	med = &rep[reps / 2];
-	printf("%s size=%zu window=%u serve=%s reps=%u msgs=%" PRIu64 " secs=%.3f MB/s=%.1f min=%.1f max=%.1f\n",
-	       name, size, window, serve_name(p->peer_serve), reps, med->msgs, med->secs, med->mbps, rep[0].mbps,
-	       rep[reps - 1].mbps);
+	gb = (double)msgs * (double)size / 1e9;
+	printf("%s size=%zu conns=%u window=%u serve=%s reps=%u msgs=%" PRIu64 " secs=%.3f MB/s=%.1f min=%.1f "
+	       "max=%.1f msgs_per_s=%.0f cpu_init_s_per_GB=%.3f cpu_tgt_s_per_GB=%.3f cpus_init=%.2f cpus_tgt=%.2f\n",
+	       name, size, nconns, window, serve_name(p->peer_serve), reps, med->msgs, med->secs, med->mbps,
+	       rep[0].mbps, rep[reps - 1].mbps, (double)med->msgs / med->secs,
+	       gb > 0 ? (double)(init1 - init0) / 1e6 / gb : 0.0, gb > 0 ? (double)(tgt1 - tgt0) / 1e6 / gb : 0.0,
+	       secs > 0 ? (double)(init1 - init0) / 1e6 / secs : 0.0,
+	       secs > 0 ? (double)(tgt1 - tgt0) / 1e6 / secs : 0.0);
 	fflush(stdout);
 	rc = 0;
+	goto out;
+drain:
+	(void)run_drain(p);
 out:
 	p->run.resubmit = false;
 	if (p->run.inflight == 0)
-		slots_destroy(slots, window);
+		slots_destroy(slots, n);
 	return rc;
 }
 
@@ -980,7 +1195,7 @@ static int measure_lat(struct perf *p)
 		fail("out of memory");
 		goto out;
 	}
-	if (slots_create(p, slot, 1, LAT_SIZE) != 0)
+	if (slots_create(p, slot, 1, 1, LAT_SIZE) != 0)
 		goto out;
 	for (uint32_t i = 0; i < total; i++) {
 		uint64_t done = p->run.completed, t0 = now_ns(), t1, t2;
@@ -1039,12 +1254,16 @@ static size_t client_region_len(const struct options *opt)
 		for (uint32_t i = 0; i < opt->num_sizes; i++)
 			if (opt->sizes[i] > len)
 				len = opt->sizes[i];
+	if (opt->tests[TEST_WRITE_ALLOC] && opt->alloc_size > len)
+		len = opt->alloc_size;
+	if (opt->tests[TEST_CONNS_BW] && opt->conns_size > len)
+		len = opt->conns_size;
 	return len;
 }
 
 static int client_connect(struct perf *p)
 {
-	uint8_t hello[16], *info, *mdesc;
+	uint8_t hello[HELLO_LEN], *info, *mdesc;
 	size_t len, mlen;
 	void *addr = NULL;
 	double deadline;
@@ -1056,6 +1275,7 @@ static int client_connect(struct perf *p)
 	put_be32(hello, HELLO_MAGIC);
 	put_be32(hello + 4, HELLO_VERSION);
 	put_be64(hello + 8, client_region_len(p->opt));
+	put_be32(hello + 16, p->num_conns);
 	if (oob_send(p->sock, 'H', hello, sizeof(hello)) != 0)
 		return -1;
 	if (setup(p, client_region_len(p->opt)) != 0)
@@ -1068,7 +1288,7 @@ static int client_connect(struct perf *p)
 	}
 	p->peer_serve = (enum serve_mode)info[0];
 	free(info);
-	if (exchange_conn(p) != 0)
+	if (exchange_conns(p) != 0)
 		return -1;
 	if (oob_expect(p->sock, 'M', "its mmap descriptor", &mdesc, &mlen) != 0)
 		return -1;
@@ -1082,11 +1302,12 @@ static int client_connect(struct perf *p)
 		return fail("the server exported %zu bytes, %zu asked", p->rlen, p->region_len);
 	p->raddr = addr;
 	deadline = now_s() + ESTABLISH_WAIT_S;
-	while (!p->established) {
+	while (p->established < p->num_conns) {
 		if (p->conn_failed)
-			return fail("the connection failed before it was established");
+			return fail("a connection failed before it was established");
 		if (now_s() > deadline)
-			return fail("the connection was not established within %.0f s", ESTABLISH_WAIT_S);
+			return fail("%u of %u connections established within %.0f s", p->established, p->num_conns,
+				    ESTABLISH_WAIT_S);
 		(void)doca_pe_progress(p->pe);
 	}
 	return 0;
@@ -1106,13 +1327,74 @@ static int client_main(struct perf *p)
 		if (!opt->tests[k])
 			continue;
 		for (uint32_t i = 0; i < opt->num_sizes && rc == 0; i++)
-			rc = measure_bw(p, (enum test_kind)k, opt->sizes[i]);
+			rc = measure_bw(p, (enum test_kind)k, opt->sizes[i], 1);
 	}
+	if (rc == 0 && opt->tests[TEST_WRITE_ALLOC])
+		rc = measure_bw(p, TEST_WRITE_ALLOC, opt->alloc_size, 1);
+	/* One connection, then all of them: the same window on each. */
+	if (rc == 0 && opt->tests[TEST_CONNS_BW])
+		rc = measure_bw(p, TEST_CONNS_BW, opt->conns_size, 1);
+	if (rc == 0 && opt->tests[TEST_CONNS_BW] && p->num_conns > 1)
+		rc = measure_bw(p, TEST_CONNS_BW, opt->conns_size, p->num_conns);
 	if (rc == 0 && opt->tests[TEST_WRITE_LAT])
 		rc = measure_lat(p);
 	if (oob_send(p->sock, 'D', NULL, 0) != 0)
 		rc = -1;
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* memcpy: the machine's single-copy limit                              */
+
+/* Copy size bytes from src to dst for about secs seconds; bytes/s. The
+ * empty asm says dst is used, so the copies cannot be optimised away. */
+static double memcpy_rate(uint8_t *dst, const uint8_t *src, size_t size, double secs, uint64_t *copies)
+{
+	double t0 = now_s(), t1 = t0;
+	uint64_t n = 0;
+
+	while (t1 - t0 < secs) {
+		for (uint32_t i = 0; i < CLOCK_EVERY; i++) {
+			memcpy(dst, src, size);
+			__asm__ __volatile__("" : : "r"(dst) : "memory");
+		}
+		n += CLOCK_EVERY;
+		t1 = now_s();
+	}
+	*copies = n;
+	return (double)n * (double)size / (t1 - t0);
+}
+
+static int memcpy_main(const struct options *opt)
+{
+	for (uint32_t i = 0; i < opt->num_sizes; i++) {
+		size_t size = opt->sizes[i];
+		uint8_t *src = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+		uint8_t *dst = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+		struct rep rep[MAX_REPS], *med;
+		uint64_t copies;
+
+		if (src == NULL || dst == NULL) {
+			free(src);
+			free(dst);
+			return fail("cannot allocate 2 x %zu bytes", size);
+		}
+		memset(src, 0x5a, size);
+		memset(dst, 0xa5, size);
+		(void)memcpy_rate(dst, src, size, opt->time_s / 5, &copies); /* warm-up */
+		for (uint32_t r = 0; r < opt->reps; r++) {
+			rep[r].mbps = memcpy_rate(dst, src, size, opt->time_s, &copies) / 1e6;
+			rep[r].msgs = copies;
+			rep[r].secs = (double)copies * (double)size / (rep[r].mbps * 1e6);
+		}
+		qsort(rep, opt->reps, sizeof(rep[0]), cmp_rep);
+		med = &rep[opt->reps / 2];
+		printf("memcpy size=%zu reps=%u copies=%" PRIu64 " secs=%.3f MB/s=%.1f min=%.1f max=%.1f\n", size,
+		       opt->reps, med->msgs, med->secs, med->mbps, rep[0].mbps, rep[opt->reps - 1].mbps);
+		free(src);
+		free(dst);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1124,12 +1406,17 @@ static void usage(FILE *f)
 		"usage: softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]\n"
 		"       softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST] [--sizes LIST]\n"
 		"                     [--time SEC] [--reps N] [--window N] [--lat-iters N] [--lat-warmup N]\n"
-		"  tests: write_bw,read_bw,write_lat (default all); sizes default " DEFAULT_SIZES "\n"
+		"                     [--conns N] [--alloc-size S] [--conns-size S]\n"
+		"       softdoca_perf --memcpy [--sizes LIST] [--time SEC] [--reps N]\n"
+		"  tests: write_bw,read_bw,write_alloc,conns_bw,write_lat (default " DEFAULT_TESTS ");\n"
+		"  sizes default " DEFAULT_SIZES "\n"
 		"  --time: seconds per measurement (default %.1f), --reps: measurements per size,\n"
-		"  the median is reported (default 1); --window: tasks in flight\n"
-		"  (default 32 up to 64K, 16 up to 1M, 4 above); device default " DEFAULT_DEVICE
+		"  the median is reported (default 1); --window: tasks in flight per connection\n"
+		"  (default 32 up to 64K, 16 up to 1M, 4 above); --conns: connections of the context\n"
+		"  (default 1, at most %u; conns_bw compares 1 with all); --alloc-size: write_alloc's size\n"
+		"  (default 1K); --conns-size: conns_bw's size (default 64K); device default " DEFAULT_DEVICE
 		", port %d\n",
-		DEFAULT_TIME_S, DEFAULT_PORT);
+		DEFAULT_TIME_S, MAX_CONNS, DEFAULT_PORT);
 }
 
 static int parse_tests(const char *s, struct options *opt)
@@ -1147,7 +1434,7 @@ static int parse_tests(const char *s, struct options *opt)
 			if (strcmp(tok, test_names[k]) == 0)
 				break;
 		if (k == sizeof(test_names) / sizeof(test_names[0]))
-			rc = fail("unknown test %s (write_bw, read_bw, write_lat)", tok);
+			rc = fail("unknown test %s (write_bw, read_bw, write_alloc, conns_bw, write_lat)", tok);
 		else
 			opt->tests[k] = true;
 	}
@@ -1192,6 +1479,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{"reps", required_argument, NULL, 'r'},
 		{"lat-iters", required_argument, NULL, 'n'},
 		{"lat-warmup", required_argument, NULL, 'W'},
+		{"conns", required_argument, NULL, 'c'},
+		{"alloc-size", required_argument, NULL, 'a'},
+		{"conns-size", required_argument, NULL, 'z'},
+		{"memcpy", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1207,6 +1498,22 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case 'C':
 			opt->host = optarg;
 			role = true;
+			break;
+		case 'M':
+			opt->memcpy_only = true;
+			role = true;
+			break;
+		case 'c':
+			if (parse_u32(optarg, 1, MAX_CONNS, &opt->conns) != 0)
+				return fail("bad --conns %s (1 .. %u)", optarg, MAX_CONNS);
+			break;
+		case 'a':
+			if (parse_size(optarg, &opt->alloc_size) != 0)
+				return fail("bad --alloc-size %s (1 .. 1G, suffixes K M G)", optarg);
+			break;
+		case 'z':
+			if (parse_size(optarg, &opt->conns_size) != 0)
+				return fail("bad --conns-size %s (1 .. 1G, suffixes K M G)", optarg);
 			break;
 		case 'p':
 			opt->port = optarg;
@@ -1262,7 +1569,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			return -1;
 		}
 	}
-	if (!role || (opt->server && opt->host != NULL) || optind != argc) {
+	if (!role || (int)opt->server + (opt->host != NULL) + (int)opt->memcpy_only != 1 || optind != argc) {
 		usage(stderr);
 		return -1;
 	}
@@ -1279,6 +1586,9 @@ int main(int argc, char **argv)
 		.reps = 1,
 		.lat_iters = DEFAULT_LAT_ITERS,
 		.lat_warmup = DEFAULT_LAT_WARMUP,
+		.conns = 1,
+		.alloc_size = DEFAULT_ALLOC_SIZE,
+		.conns_size = DEFAULT_CONNS_SIZE,
 	};
 	static char default_port[16];
 	struct perf p;
@@ -1291,12 +1601,15 @@ int main(int argc, char **argv)
 		return 2;
 	if (parse_options(argc, argv, &opt) != 0)
 		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (opt.memcpy_only)
+		return memcpy_main(&opt) == 0 ? 0 : 1;
 	memset(&p, 0, sizeof(p));
+	p.num_conns = opt.conns;
 	p.opt = &opt;
 	p.sock = -1;
 	p.state = DOCA_CTX_STATE_IDLE;
 	signal(SIGPIPE, SIG_IGN);
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Library warnings and errors go to stderr. */
 	if (doca_log_backend_create_with_file_sdk(stderr, &sdk_log) == DOCA_SUCCESS)
 		(void)doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
