@@ -111,6 +111,10 @@ static void ucx_default(ucp_config_t *config, const char *name, const char *valu
 		SDK_LOG_DBG("UCX option %s=%s not applied: %s", name, value, ucs_status_string(st));
 }
 
+#if defined(__SANITIZE_THREAD__)
+atomic_ulong engine_tsan_answers;
+#endif
+
 static uint32_t ucx_version(void)
 {
 	static atomic_flag warned = ATOMIC_FLAG_INIT;

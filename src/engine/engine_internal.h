@@ -317,4 +317,20 @@ void engine_recv_fail_all(struct engine_worker *w, doca_error_t status);
 void engine_target_abandon(struct engine_worker *w);
 uint64_t engine_target_bulk_bytes(const struct engine_conn *c);
 
+/* ThreadSanitizer cannot see the ordering UCX's shared-memory FIFOs
+ * give (their fences are inline asm): a target in this process that
+ * lands a write on the service thread, then answers, is ordered before
+ * the initiator that reads the answer, but TSan calls the application's
+ * later read of that memory a race. In TSan builds only, every answer
+ * releases and every answer received acquires one atomic, which states
+ * that ordering to TSan; other builds compile to nothing. */
+#if defined(__SANITIZE_THREAD__)
+extern atomic_ulong engine_tsan_answers;
+#define ENGINE_TSAN_RELEASE() ((void)atomic_fetch_add_explicit(&engine_tsan_answers, 1, memory_order_release))
+#define ENGINE_TSAN_ACQUIRE() ((void)atomic_load_explicit(&engine_tsan_answers, memory_order_acquire))
+#else
+#define ENGINE_TSAN_RELEASE() ((void)0)
+#define ENGINE_TSAN_ACQUIRE() ((void)0)
+#endif
+
 #endif /* SOFTDOCA_ENGINE_INTERNAL_H_ */

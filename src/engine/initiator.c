@@ -329,6 +329,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 	if (wire_check(WIRE_AM_RESP, header, header_length) != DOCA_SUCCESS)
 		return UCS_OK;
+	ENGINE_TSAN_ACQUIRE();
 	memcpy(&resp, header, sizeof(resp)); /* any alignment */
 	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)

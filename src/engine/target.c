@@ -145,6 +145,7 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	 * initiator gives up on its own (keepalive.c). */
 	ucp_ep_h ep = c->ep;
 
+	ENGINE_TSAN_RELEASE();
 	if (ep == NULL) {
 		/* Nobody to answer (the endpoint died): drop what we hold. */
 		if (region != NULL)

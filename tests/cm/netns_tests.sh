@@ -32,6 +32,8 @@
 #       idle      no task on either side; the server's veth goes down: both
 #                 failure callbacks must fire
 #       slow      a live peer is never failed for being slow: a 1 GiB read
+#                 (SOFTDOCA_TEST_BIGREAD: less under ThreadSanitizer, whose
+#                 slowdown would otherwise outlast the watchdog)
 #                 over the veth with the default timeout (8 s); then, if tc
 #                 tbf works, a 64 MiB read through a 100 Mbit/s shaper that
 #                 must take longer than the 3 s timeout and still succeed
@@ -339,7 +341,9 @@ bigread() {
 
 run_slow() {
 	SPAWN_ENV=()
-	bigread "$METHOD: a 1 GiB read over TCP between the namespaces, default timeout" 1G ""
+	local big=${SOFTDOCA_TEST_BIGREAD:-1G}
+	case $big in [1-9][0-9]*[MG]) ;; *) die "SOFTDOCA_TEST_BIGREAD=$big: want a size like 256M or 1G" ;; esac
+	bigread "$METHOD: a ${big}B read over TCP between the namespaces, default timeout" "$big" ""
 	if tc_works "$NS_S" "$VETH_S" tbf rate 100mbit burst 64kb latency 50ms; then
 		tc -n "$NS_S" qdisc add dev "$VETH_S" root tbf rate 100mbit burst 64kb latency 50ms ||
 			die "tc tbf on $VETH_S"
