@@ -182,6 +182,18 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	 * copy: the sender puts (CMA, RDMA) where the receiver would have
 	 * got; without either, both schemes move the data as messages. */
 	ucx_default(config, "RNDV_SCHEME", "put_zcopy");
+	/* In the peer error mode UCX gives rendezvous only lanes whose
+	 * memory domain can invalidate keys, and CMA's claims that only on
+	 * request: without it 1 MiB shared-memory transfers take the
+	 * two-copy FIFO path at half the speed. CMA has no keys to revoke,
+	 * and with "put" no send ever asks for it. Both peers must agree:
+	 * UCX aborts the one with the CMA lane when the other's wireup
+	 * request lacks it. The key has no component prefix here. */
+	if (getenv("UCX_CMA_MEMORY_INVALIDATE") == NULL) {
+		st = ucp_config_modify(config, "MEMORY_INVALIDATE", "y");
+		if (st != UCS_OK)
+			SDK_LOG_DBG("UCX option CMA_MEMORY_INVALIDATE=y not applied: %s", ucs_status_string(st));
+	}
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

@@ -1540,6 +1540,10 @@ static int ucx_setup(struct hostile *h)
 	 * only with the mm transports' error handling on. */
 	if (getenv("UCX_MM_ERROR_HANDLING") == NULL)
 		(void)ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
+	/* And CMA serves its rendezvous (engine.c): a peer whose endpoint
+	 * lacks a lane ours has makes UCX abort on its wireup request. */
+	if (getenv("UCX_CMA_MEMORY_INVALIDATE") == NULL)
+		(void)ucp_config_modify(config, "MEMORY_INVALIDATE", "y");
 	params.field_mask = UCP_PARAM_FIELD_FEATURES;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	st = ucp_init(&params, config, &h->ucp);
