@@ -318,10 +318,7 @@ static int cm_socket(int family)
 
 static void cm_watch(struct engine_conn *c, int fd, uint32_t events)
 {
-	c->cm_src.kind = SVC_CM_SOCK;
 	c->cm_src.fd = fd;
-	c->cm_src.worker = c->worker;
-	c->cm_src.conn = c;
 	engine_svc_watch_events(&c->cm_src, events, false);
 }
 
@@ -402,10 +399,7 @@ static void cm_pre_promote(struct engine_listener *l, struct engine_cm_pre *p, c
 		return;
 	}
 	/* The socket moves to the connection: same fd, new epoll owner. */
-	c->cm_src.kind = SVC_CM_SOCK;
 	c->cm_src.fd = p->src.fd;
-	c->cm_src.worker = w;
-	c->cm_src.conn = c;
 	c->cm_rx = p->rx;
 	c->cm_rx_len = p->rx_len;
 	p->rx = NULL;

@@ -122,7 +122,7 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	status = conn_slots_get(w, c, &slots);
 	if (status != DOCA_SUCCESS)
 		return status;
-	memset(c, 0, sizeof(*c));
+	memset(c, 0, ENGINE_CONN_RESET_SIZE);
 	c->slots = slots;
 	c->peer_watch.fd = -1;
 	c->cm_src.fd = -1;
@@ -249,10 +249,7 @@ static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 		SDK_LOG_DBG("connection %u: cannot watch peer process %u: %s", c->id, pid, strerror(errno));
 		return;
 	}
-	c->peer_watch.kind = SVC_PEER;
 	c->peer_watch.fd = fd;
-	c->peer_watch.worker = c->worker;
-	c->peer_watch.conn = c;
 	engine_svc_watch(&c->peer_watch);
 #else
 	(void)c;

@@ -647,6 +647,12 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 		status = DOCA_ERROR_NO_MEMORY;
 		goto free_worker;
 	}
+	for (uint32_t i = 0; i < conf->max_connections; i++) {
+		struct engine_conn *c = &w->conns[i];
+
+		c->peer_watch = (struct svc_source){.kind = SVC_PEER, .fd = -1, .worker = w, .conn = c};
+		c->cm_src = (struct svc_source){.kind = SVC_CM_SOCK, .fd = -1, .worker = w, .conn = c};
+	}
 	status = ucx_get(dev, &w->ucx);
 	if (status != DOCA_SUCCESS)
 		goto free_worker;

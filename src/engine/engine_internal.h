@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -101,10 +102,9 @@ struct engine_conn {
 	uint64_t last_heard_ns;
 	uint64_t connected_ns;              /* when ep was made */
 	uint64_t suspect_ns;                /* the peer's process seems gone: confirm by then (0 = no) */
-	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
 	/* RDMA CM: a TCP socket carries the descriptor exchange (and, while
-	 * open, tells us when the peer goes away); data uses ep as usual. */
-	struct svc_source cm_src;           /* the socket; fd -1 if none */
+	 * open, tells us when the peer goes away); data uses ep as usual.
+	 * The socket itself is cm_src, below. */
 	struct engine_listener *listener;   /* server side: the port it came in on */
 	uint64_t cm_deadline_ns;            /* not established by then: failed (0 = none) */
 	bool cm_server;
@@ -132,7 +132,18 @@ struct engine_conn {
 	struct tgt_op *tq_head;             /* target-side operations in arrival order */
 	struct tgt_op *tq_tail;
 	uint32_t tq_len;
+	/* Kept across reuse of the slot (ENGINE_CONN_RESET_SIZE stops short
+	 * of them): the service thread may still hold an epoll event naming
+	 * one from the slot's last use and reads its kind, worker and conn
+	 * without the worker lock, so those are set once, at worker
+	 * creation; only fd changes, under the worker lock. */
+	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
+	struct svc_source cm_src;           /* the RDMA CM socket; fd -1 if none */
 };
+
+/* What a reused connection slot clears: everything before the watch
+ * sources. */
+#define ENGINE_CONN_RESET_SIZE offsetof(struct engine_conn, peer_watch)
 
 /* The oldest UCX API the engine is written against: what it tells
  * ucp_init_version, and the floor of the package's libucx0 Depends. */
