@@ -342,7 +342,7 @@ bigread() {
 run_slow() {
 	SPAWN_ENV=()
 	local big=${SOFTDOCA_TEST_BIGREAD:-1G}
-	case $big in [1-9][0-9]*[MG]) ;; *) die "SOFTDOCA_TEST_BIGREAD=$big: want a size like 256M or 1G" ;; esac
+	[[ $big =~ ^[1-9][0-9]{0,4}[MG]$ ]] || die "SOFTDOCA_TEST_BIGREAD=$big: want a size like 256M or 1G"
 	bigread "$METHOD: a ${big}B read over TCP between the namespaces, default timeout" "$big" ""
 	if tc_works "$NS_S" "$VETH_S" tbf rate 100mbit burst 64kb latency 50ms; then
 		tc -n "$NS_S" qdisc add dev "$VETH_S" root tbf rate 100mbit burst 64kb latency 50ms ||
