@@ -97,18 +97,27 @@ void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns)
 static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct engine_ucx *ucx_list;
 
+/* Set UCX option key unless the user chose it in the environment as env
+ * (a transport's own options are named without their component prefix
+ * in ucp_config_modify, but with it in the environment). */
+static void ucx_default_as(ucp_config_t *config, const char *env, const char *key, const char *value)
+{
+	ucs_status_t st;
+
+	if (getenv(env) != NULL)
+		return;
+	st = ucp_config_modify(config, key, value);
+	if (st != UCS_OK)
+		SDK_LOG_DBG("UCX option %s=%s not applied: %s", env, value, ucs_status_string(st));
+}
+
 /* Set a UCX option unless the user chose it in the environment. */
 static void ucx_default(ucp_config_t *config, const char *name, const char *value)
 {
 	char env[128];
-	ucs_status_t st;
 
 	snprintf(env, sizeof(env), "UCX_%s", name);
-	if (getenv(env) != NULL)
-		return;
-	st = ucp_config_modify(config, name, value);
-	if (st != UCS_OK)
-		SDK_LOG_DBG("UCX option %s=%s not applied: %s", name, value, ucs_status_string(st));
+	ucx_default_as(config, env, name, value);
 }
 
 #if defined(__SANITIZE_THREAD__)
@@ -188,12 +197,8 @@ static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
 	 * two-copy FIFO path at half the speed. CMA has no keys to revoke,
 	 * and with "put" no send ever asks for it. Both peers must agree:
 	 * UCX aborts the one with the CMA lane when the other's wireup
-	 * request lacks it. The key has no component prefix here. */
-	if (getenv("UCX_CMA_MEMORY_INVALIDATE") == NULL) {
-		st = ucp_config_modify(config, "MEMORY_INVALIDATE", "y");
-		if (st != UCS_OK)
-			SDK_LOG_DBG("UCX option CMA_MEMORY_INVALIDATE=y not applied: %s", ucs_status_string(st));
-	}
+	 * request lacks it. */
+	ucx_default_as(config, "UCX_CMA_MEMORY_INVALIDATE", "MEMORY_INVALIDATE", "y");
 
 	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
 	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

@@ -78,7 +78,7 @@ const struct engine_timeouts *engine_timeouts(void)
 	return &timeouts;
 }
 
-static void ping_send(struct engine_conn *c, ucp_ep_h ep, uint16_t flags)
+static void ping_send(struct engine_conn *c, uint16_t flags)
 {
 	struct wire_ping ping = {0};
 
@@ -86,7 +86,7 @@ static void ping_send(struct engine_conn *c, ucp_ep_h ep, uint16_t flags)
 	ping.flags = flags;
 	ping.dst_conn_id = c->peer_id;
 	memcpy(ping.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
-	(void)engine_send_ctl(ep, WIRE_AM_PING, &ping, sizeof(ping), NULL, 0);
+	(void)engine_send_ctl(c->ep, WIRE_AM_PING, &ping, sizeof(ping), NULL, 0);
 }
 
 /* c now has an endpoint: watch it. Lock held. */
@@ -129,7 +129,7 @@ void engine_keepalive_suspect(struct engine_conn *c)
 	c->heard = false;
 	c->suspect_ns = engine_now_ns() + SUSPECT_GRACE_NS;
 	atomic_fetch_add(&c->worker->suspects, 1);
-	ping_send(c, c->ep, 0);
+	ping_send(c, 0);
 	engine_svc_kick();
 }
 
@@ -186,7 +186,7 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 	if (!c->peer_hello && now - c->connected_ns >= PEER_CONNECT_WAIT_NS)
 		engine_fail_conn_ops(c, DOCA_ERROR_NOT_CONNECTED);
 	if (quiet >= t->interval_ns)
-		ping_send(c, c->ep, 0);
+		ping_send(c, 0);
 }
 
 /* Run from the worker's progress (either thread), lock held: cheap
@@ -217,7 +217,6 @@ ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length,
 	struct engine_worker *w = arg;
 	struct wire_ping ping;
 	struct engine_conn *c;
-	ucp_ep_h ep;
 
 	(void)data;
 	(void)param;
@@ -230,9 +229,8 @@ ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length,
 	/* Answer on our own endpoint, naming the peer's connection as its
 	 * HELLO told us. (No UCX reply endpoint: sending with the REPLY flag
 	 * makes UCX 1.12 look up endpoints we have already closed.) */
-	ep = c->ep;
-	if (!c->peer_hello || ep == NULL)
+	if (!c->peer_hello || c->ep == NULL)
 		return UCS_OK;
-	ping_send(c, ep, WIRE_PING_PONG);
+	ping_send(c, WIRE_PING_PONG);
 	return UCS_OK;
 }
