@@ -586,7 +586,7 @@ doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 	engine_svc_watch_events(&l->src, EPOLLIN, false);
 	SDK_LOG_DBG("listening on port %u", port);
 out:
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
@@ -619,7 +619,7 @@ doca_error_t engine_listen_stop(struct engine_worker *w, uint16_t port)
 	} else {
 		listener_close_locked(w, l);
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
@@ -629,7 +629,7 @@ void engine_cm_close_listeners(struct engine_worker *w)
 	for (int i = 0; i < ENGINE_MAX_LISTENERS; i++)
 		if (w->listeners[i].active)
 			listener_close_locked(w, &w->listeners[i]);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 }
 
 /* The request that made this connection, kept in cm_rx since it arrived. */
@@ -669,7 +669,7 @@ doca_error_t engine_conn_accept(struct engine_conn *c, const void *private_data,
 		engine_svc_watch_events(&c->cm_src, EPOLLIN, true);
 		cm_answer_stored_req(c);
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	engine_svc_kick();
 	return status;
 }
@@ -691,7 +691,7 @@ doca_error_t engine_conn_reject(struct engine_conn *c)
 			SDK_LOG_DBG("connection %u: reject not sent: %s", c->id, strerror(errno));
 		cm_drop_request(c);
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
@@ -747,7 +747,7 @@ doca_error_t engine_conn_connect_addr(struct engine_worker *w, const struct sock
 	}
 	*conn_out = c;
 out:
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	engine_svc_kick();
 	return status;
 }

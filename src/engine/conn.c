@@ -78,21 +78,20 @@ static void conn_check_established(struct engine_conn *c)
 }
 
 /* The connection's send queue: made on first use of its index, kept
- * (generations included) when the index serves a new connection. */
-static doca_error_t conn_slots_get(struct engine_worker *w, struct engine_conn *c, struct engine_slot **out)
+ * (sequence numbers included) when the index serves a new connection. */
+static doca_error_t conn_sq_get(struct engine_worker *w, struct engine_conn *c)
 {
 	uint32_t n = w->conf.send_queue_size;
 
-	if (c->slots == NULL) {
-		c->slots = calloc(n, sizeof(*c->slots));
-		if (c->slots == NULL) {
-			SDK_LOG_ERR("no memory for a send queue of %u entries", n);
-			return DOCA_ERROR_NO_MEMORY;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			c->slots[i].worker = w;
+	if (c->sq.slots != NULL)
+		return DOCA_SUCCESS;
+	c->sq.slots = calloc(n, sizeof(*c->sq.slots));
+	if (c->sq.slots == NULL) {
+		SDK_LOG_ERR("no memory for a send queue of %u entries", n);
+		return DOCA_ERROR_NO_MEMORY;
 	}
-	*out = c->slots;
+	for (uint32_t i = 0; i < n; i++)
+		c->sq.slots[i].worker = w;
 	return DOCA_SUCCESS;
 }
 
@@ -103,13 +102,15 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 {
 	struct wire_desc d = {0};
 	struct engine_conn *c = NULL;
-	struct engine_slot *slots;
 	doca_error_t status;
 
+	/* No connection about to be reset may wait on the ack list. */
+	if (w->ack_list != NULL)
+		engine_acks_flush(w);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
 		/* A slot whose send queue still holds work is not reused
 		 * (cannot happen: a closed connection's operations are failed). */
-		if (w->conns[i].state == CONN_FREE && w->conns[i].num_busy_slots == 0) {
+		if (w->conns[i].state == CONN_FREE && engine_sq_busy(&w->conns[i].sq) == 0) {
 			c = &w->conns[i];
 			break;
 		}
@@ -119,11 +120,10 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 			    w->conf.max_connections);
 		return DOCA_ERROR_FULL;
 	}
-	status = conn_slots_get(w, c, &slots);
+	status = conn_sq_get(w, c);
 	if (status != DOCA_SUCCESS)
 		return status;
 	memset(c, 0, ENGINE_CONN_RESET_SIZE);
-	c->slots = slots;
 	c->peer_watch.fd = -1;
 	c->cm_src.fd = -1;
 	status = softdoca_secret_generate(c->secret, sizeof(c->secret));
@@ -162,7 +162,7 @@ doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **co
 		*desc_len = c->desc_len;
 		SDK_LOG_TRC("connection %u exported", c->id);
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
@@ -175,7 +175,7 @@ static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 		return;
 	if (engine_conn_loss_is_error(c))
 		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its %u operations in flight", c->id,
-			    ucs_status_string(st), c->num_busy_slots + c->tq_len);
+			    ucs_status_string(st), engine_sq_busy(&c->sq) + c->tq_len);
 	else
 		SDK_LOG_DBG("connection %u: peer unreachable (%s) with nothing in flight, or while stopping", c->id,
 			    ucs_status_string(st));
@@ -186,7 +186,7 @@ bool engine_conn_loss_is_error(const struct engine_conn *c)
 {
 	if (c->worker->stopping)
 		return false;
-	return c->num_busy_slots > 0 || c->tq_len > 0;
+	return engine_sq_busy(&c->sq) > 0 || c->tq_len > 0;
 }
 
 static void send_done_free(void *request, ucs_status_t st, void *user)
@@ -358,7 +358,7 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 
 	pthread_mutex_lock(&w->lock);
 	status = engine_conn_connect_locked(c, desc, desc_len);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	engine_svc_kick();
 	return status;
 }
@@ -523,7 +523,7 @@ doca_error_t engine_conn_disconnect(struct engine_conn *c)
 
 	pthread_mutex_lock(&w->lock);
 	conn_disconnect_locked(c);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return DOCA_SUCCESS;
 }
 
@@ -543,7 +543,7 @@ void engine_conn_release(struct engine_conn *c)
 		c->desc = NULL;
 		c->state = CONN_FREE;
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 }
 
 uint32_t engine_conn_id(const struct engine_conn *c)

@@ -41,6 +41,14 @@ uint64_t engine_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t engine_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* The kernel's boot id and our pid namespace: a peer with the same pair
  * runs on this host and its pid means a process we can watch. */
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
@@ -322,7 +330,7 @@ static bool svc_serve(struct engine_worker *w, uint64_t now)
 		worker_expire(w, now);
 		st = ucp_worker_arm(w->ucp);
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return st != UCS_ERR_BUSY;
 }
 
@@ -395,7 +403,7 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 }
 
 static void *svc_main(void *arg)
@@ -583,6 +591,7 @@ static doca_error_t worker_set_handlers(struct engine_worker *w)
 		{WIRE_AM_REQ, engine_am_req},
 		{WIRE_AM_RESP, engine_am_resp},
 		{WIRE_AM_PING, engine_am_ping},
+		{WIRE_AM_ACK, engine_am_ack},
 	};
 
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
@@ -698,17 +707,18 @@ void engine_worker_destroy(struct engine_worker *w)
 	/* Let closing endpoints and last sends finish. */
 	for (int i = 0; i < 1000 && ucp_worker_progress(w->ucp) != 0; i++)
 		;
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	ucp_worker_release_address(w->ucp, w->own_addr);
 	ucp_worker_destroy(w->ucp);
 	/* No UCX write can land any more: give back what in-flight
 	 * rendezvous receives still held (the memory regions). */
 	engine_target_abandon(w);
+	engine_target_pools_free(w);
 	svc_quiesce();
 	ucx_put(w->ucx);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
 		free(w->conns[i].desc);
-		free(w->conns[i].slots);
+		free(w->conns[i].sq.slots);
 	}
 	free(w->conns);
 	pthread_mutex_destroy(&w->lock);
@@ -725,9 +735,11 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		return 0;
 	while ((n = ucp_worker_progress(w->ucp)) != 0)
 		events += n;
-	if (worker_has_deadlines(w) || w->monitored > 0)
+	/* Each poll looks at a cheap clock (a few ms coarse) for the
+	 * keepalive; only parked operations and the like need the exact one. */
+	if (worker_has_deadlines(w) || (w->monitored > 0 && engine_coarse_ns() >= w->keepalive_next_ns))
 		worker_expire(w, engine_now_ns());
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return events;
 }
 
@@ -737,7 +749,7 @@ void engine_worker_flush(struct engine_worker *w)
 	w->stopping = true;
 	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
 	engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 }
 
 uint32_t engine_worker_outstanding(struct engine_worker *w)
@@ -746,6 +758,6 @@ uint32_t engine_worker_outstanding(struct engine_worker *w)
 
 	pthread_mutex_lock(&w->lock);
 	n = w->outstanding;
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return n;
 }

@@ -50,6 +50,32 @@ struct svc_source {
 	struct engine_listener *listener;
 };
 
+/* An initiator-side slot: one per operation in flight on a connection,
+ * found again from the answer's connection (id and secret) and wr_id (the
+ * operation's sequence number), never from a pointer. */
+struct engine_slot {
+	struct engine_wr *wr;
+	uint64_t seq;
+	struct engine_worker *worker;       /* so a send callback can find its way back */
+};
+
+/* A connection's send queue: a ring of conf.send_queue_size slots.
+ * Operations take sequence numbers head, head + 1, ... and complete in
+ * that order (tail is the oldest not completed), as an RC QP's do; an
+ * acknowledgement of sequence s completes every operation up to s that
+ * waits for nothing but the target's word. */
+struct engine_sq {
+	struct engine_slot *slots;          /* made on first use of the connection index */
+	uint64_t head;                      /* next sequence number */
+	uint64_t tail;                      /* oldest operation not completed */
+	uint64_t acked;                     /* operations before this are acknowledged */
+};
+
+static inline uint32_t engine_sq_busy(const struct engine_sq *sq)
+{
+	return (uint32_t)(sq->head - sq->tail);
+}
+
 enum engine_conn_state {
 	CONN_FREE = 0,
 	CONN_CM_REQUESTED, /* a client knocked on a listener; accept or reject */
@@ -58,30 +84,10 @@ enum engine_conn_state {
 	CONN_CLOSED,      /* disconnected or failed: nothing more moves */
 };
 
-/* An incoming operation the target could not finish at once: waiting for
- * rendezvous data, a posted receive, the local connect, or its turn. */
-struct rndv_ctx;
+/* Target objects (target.c). */
+struct tgt_op;
 struct tgt_resp;
-
-/* Where a target operation is (target.c draws the transitions). */
-enum tgt_op_state {
-	TGT_OP_QUEUED = 0, /* in its connection's queue: runs when it is the head */
-	TGT_OP_PARKED,     /* the head, waiting for a posted receive or our connect, until deadline_ns */
-	TGT_OP_RECEIVING,  /* the head; its rendezvous payload is arriving (rndv_ctx) */
-	TGT_OP_ANSWERING,  /* the head, a read; its answer is being sent */
-	TGT_OP_DROPPED,    /* off the queue (its connection is gone); the callback frees it */
-};
-
-struct tgt_op {
-	struct wire_req req;
-	enum tgt_op_state state;
-	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
-	size_t data_len;       /* payload length (eager or rendezvous) */
-	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
-	struct rndv_ctx *rndv_ctx; /* that receive, while in flight */
-	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
-	struct tgt_op *next;
-};
+struct rndv_ctx;
 
 struct engine_conn {
 	struct engine_worker *worker;
@@ -122,16 +128,17 @@ struct engine_conn {
 	void *user;
 	uint8_t *desc;                      /* our exported descriptor */
 	size_t desc_len;
-	/* This connection's send queue (a QP's own send queue):
-	 * conf.send_queue_size slots, made the first time the connection
-	 * index is used and kept for the worker's life, so a late UCX
-	 * callback naming a slot never sees freed memory. */
-	struct engine_slot *slots;
-	uint32_t free_slot_hint;
-	uint32_t num_busy_slots;
 	struct tgt_op *tq_head;             /* target-side operations in arrival order */
 	struct tgt_op *tq_tail;
 	uint32_t tq_len;
+	/* Target: operations retired in order whose success the peer has
+	 * not been told yet; one acknowledgement (WIRE_AM_ACK) naming the
+	 * last of them is sent before the worker lock is released. */
+	bool ack_pending;
+	bool ack_queued;                    /* on the worker's ack_list */
+	uint32_t ack_count;                 /* retired since the last acknowledgement */
+	uint64_t ack_wr_id;
+	struct engine_conn *ack_next;
 	/* Kept across reuse of the slot (ENGINE_CONN_RESET_SIZE stops short
 	 * of them): the service thread may still hold an epoll event naming
 	 * one from the slot's last use and reads its kind, worker and conn
@@ -139,6 +146,10 @@ struct engine_conn {
 	 * creation; only fd changes, under the worker lock. */
 	struct svc_source peer_watch;       /* pidfd of a peer on this host, fd -1 if none */
 	struct svc_source cm_src;           /* the RDMA CM socket; fd -1 if none */
+	/* This connection's send queue (a QP's own send queue), also kept
+	 * across reuse: a late UCX callback naming a slot never sees freed
+	 * memory, and sequence numbers never repeat. */
+	struct engine_sq sq;
 };
 
 /* What a reused connection slot clears: everything before the watch
@@ -149,6 +160,10 @@ struct engine_conn {
  * ucp_init_version, and the floor of the package's libucx0 Depends. */
 #define ENGINE_UCP_API_MAJOR 1
 #define ENGINE_UCP_API_MINOR 12
+
+/* A stream of requests that does not pause gets an acknowledgement at
+ * least every this many operations. */
+#define ENGINE_ACK_BATCH 8
 
 #define ENGINE_MAX_LISTENERS 8
 
@@ -179,14 +194,6 @@ struct engine_listener {
 	uint64_t pre_seq;
 };
 
-/* An initiator-side slot: one per operation in flight on a connection,
- * found again from the answer's connection (id and secret) and wr_id
- * (slot index + generation), never from a pointer. */
-struct engine_slot {
-	struct engine_wr *wr;
-	uint32_t gen;
-	struct engine_worker *worker;       /* so a send callback can find its way back */
-};
 
 struct engine_worker {
 	struct engine_ucx *ucx;
@@ -216,6 +223,12 @@ struct engine_worker {
 	bool handler_released;
 	struct rndv_ctx *rndv_list;         /* rendezvous receives in flight */
 	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
+	/* Target objects come from these pools (target.c): the data path
+	 * does not allocate once they have grown to the load. */
+	struct tgt_op *op_free;
+	struct tgt_resp *resp_free;
+	struct engine_pool_chunk *chunks;
+	struct engine_conn *ack_list;       /* connections with an acknowledgement to send */
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
 	atomic_uint cm_pending;             /* connections and pre-request sockets with a CM deadline */
@@ -262,6 +275,7 @@ static inline void *engine_sge_ucx(const struct engine_sge *sge, uint32_t n, siz
 
 /* engine.c */
 uint64_t engine_now_ns(void);
+uint64_t engine_coarse_ns(void); /* the same clock, cheaper, a tick (ms) behind at most */
 void engine_svc_kick(void);
 void engine_svc_watch(struct svc_source *src);
 void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modify);
@@ -312,12 +326,25 @@ void engine_cm_on_sock(struct engine_conn *c, uint32_t events);
 /* initiator.c */
 ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			    const ucp_am_recv_param_t *param);
+ucs_status_t engine_am_ack(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param);
 void engine_fail_conn_ops(struct engine_conn *conn, doca_error_t status);
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status);
 void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr);
 uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c);
 
 /* target.c */
+struct engine_pool_chunk;
+void engine_target_pools_free(struct engine_worker *w);
+void engine_acks_flush(struct engine_worker *w);
+/* Release the worker lock; acknowledgements the target owes go out
+ * first, so one message answers everything a progress call retired. */
+static inline void engine_worker_unlock(struct engine_worker *w)
+{
+	if (w->ack_list != NULL)
+		engine_acks_flush(w);
+	pthread_mutex_unlock(&w->lock);
+}
 ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			   const ucp_am_recv_param_t *param);
 void engine_target_kick(struct engine_conn *conn);

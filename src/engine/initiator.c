@@ -3,15 +3,19 @@
  * answers.
  *
  * Every operation sent to a peer holds a slot of its connection's send
- * queue (each connection is a QP with its own queue of send_queue_size
+ * queue (each connection is a QP with its own ring of send_queue_size
  * entries: a full queue refuses only its own connection's posts). Its
- * wr_id is (generation << 32 | slot index); an answer names the
+ * wr_id is its sequence number on the connection; an answer names the
  * connection (id and secret, checked) and the wr_id, so it is matched by
- * number in O(1) and checked (slot busy, same generation, same
- * connection, same opcode) — a peer can never make us touch a pointer it
- * chose. A work
- * request is done when both its send has completed and its answer (or a
- * failure) has arrived; only then may the application reuse it.
+ * number in O(1) and checked (in the window, same connection, same
+ * opcode) — a peer can never make us touch a pointer it chose.
+ *
+ * Operations complete in order, as an RC QP's do: one is done when its
+ * send has completed and its answer (or a failure) is in, and it is
+ * handed back only after every earlier one. Successes that carry nothing
+ * back (writes, sends, sync event sets) are answered by acknowledgements
+ * that stand for every such operation up to a sequence number
+ * (WIRE_AM_ACK); failures and results come one by one.
  */
 #include <string.h>
 
@@ -34,23 +38,15 @@ static uint64_t sge_total(const struct engine_wr *wr)
 	return total;
 }
 
-static uint32_t slot_index(uint64_t wr_id)
+static struct engine_slot *sq_slot(const struct engine_conn *c, uint64_t seq)
 {
-	return (uint32_t)wr_id;
+	return &c->sq.slots[seq % c->worker->conf.send_queue_size];
 }
 
-/* Called once the send completed and the answer (or failure) is in. */
-static void wr_try_finish(struct engine_worker *w, struct engine_wr *wr)
+/* Whether seq names an operation in c's window [tail, head). */
+static bool sq_holds(const struct engine_conn *c, uint64_t seq)
 {
-	struct engine_slot *slot;
-
-	if (wr->send_pending || !wr->answered)
-		return;
-	slot = &wr->conn->slots[slot_index(wr->wr_id)];
-	slot->wr = NULL;
-	slot->gen++;
-	wr->conn->num_busy_slots--;
-	engine_wr_finish(w, wr);
+	return seq - c->sq.tail < c->sq.head - c->sq.tail;
 }
 
 void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr)
@@ -59,13 +55,59 @@ void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr)
 	wr->done(wr);
 }
 
-static void wr_answer(struct engine_worker *w, struct engine_wr *wr, doca_error_t status)
+/* Hand back, oldest first, every operation that is over: its send has
+ * completed and its answer (or a failure) is in. */
+static void sq_retire(struct engine_worker *w, struct engine_conn *c)
+{
+	while (c->sq.tail != c->sq.head) {
+		struct engine_slot *slot = sq_slot(c, c->sq.tail);
+		struct engine_wr *wr = slot->wr;
+
+		if (wr->send_pending || !wr->answered)
+			return;
+		slot->wr = NULL;
+		c->sq.tail++;
+		if (c->sq.acked < c->sq.tail)
+			c->sq.acked = c->sq.tail;
+		engine_wr_finish(w, wr);
+	}
+}
+
+static void wr_mark_answered(struct engine_wr *wr, doca_error_t status)
 {
 	if (wr->answered)
 		return;
 	wr->answered = 1;
 	wr->status = status;
-	wr_try_finish(w, wr);
+}
+
+static void wr_answer(struct engine_worker *w, struct engine_wr *wr, doca_error_t status)
+{
+	wr_mark_answered(wr, status);
+	sq_retire(w, wr->conn);
+}
+
+/* Operations whose answer carries a result are answered alone, never by
+ * an acknowledgement. */
+static bool op_wants_answer(uint8_t op)
+{
+	return op == ENGINE_OP_READ || op == ENGINE_OP_SYNC_GET || op == ENGINE_OP_ATOMIC_CAS ||
+	       op == ENGINE_OP_ATOMIC_FADD || op == ENGINE_OP_SYNC_ADD;
+}
+
+/* The target retired every operation before end: those that wait only
+ * for its word succeeded. */
+static void sq_ack_until(struct engine_conn *c, uint64_t end)
+{
+	uint64_t s = c->sq.acked > c->sq.tail ? c->sq.acked : c->sq.tail;
+
+	for (; s != end && s != c->sq.head; s++) {
+		struct engine_wr *wr = sq_slot(c, s)->wr;
+
+		if (!op_wants_answer(wr->opcode))
+			wr_mark_answered(wr, DOCA_SUCCESS);
+	}
+	c->sq.acked = s;
 }
 
 static void req_send_done(struct engine_wr *wr, ucs_status_t st)
@@ -77,9 +119,8 @@ static void req_send_done(struct engine_wr *wr, ucs_status_t st)
 	if (st != UCS_OK && st != UCS_ERR_CANCELED)
 		SDK_LOG_DBG("send of work request on connection %u failed: %s", wr->conn->id, ucs_status_string(st));
 	if (st != UCS_OK)
-		wr_answer(w, wr, DOCA_ERROR_CONNECTION_ABORTED);
-	else
-		wr_try_finish(w, wr);
+		wr_mark_answered(wr, DOCA_ERROR_CONNECTION_ABORTED);
+	sq_retire(w, wr->conn);
 }
 
 /* UCX's send callback. It names the slot, not the work request: a send
@@ -90,33 +131,23 @@ static void req_send_cb(void *request, ucs_status_t st, void *user)
 	struct engine_slot *slot = user;
 	struct engine_wr *wr = slot->wr;
 
-	if (wr == NULL || wr->send_req != request) {
-		ucp_request_free(request);
-		return;
-	}
 	ucp_request_free(request);
+	if (wr == NULL || wr->send_req != request)
+		return;
 	req_send_done(wr, st);
 }
 
 static doca_error_t slot_take(struct engine_conn *c, struct engine_wr *wr)
 {
-	uint32_t n = c->worker->conf.send_queue_size;
+	struct engine_slot *slot;
 
-	if (c->num_busy_slots >= n)
+	if (engine_sq_busy(&c->sq) >= c->worker->conf.send_queue_size)
 		return DOCA_ERROR_FULL;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t idx = (c->free_slot_hint + i) % n;
-		struct engine_slot *slot = &c->slots[idx];
-
-		if (slot->wr == NULL) {
-			slot->wr = wr;
-			c->num_busy_slots++;
-			c->free_slot_hint = (idx + 1) % n;
-			wr->wr_id = ((uint64_t)slot->gen << 32) | idx;
-			return DOCA_SUCCESS;
-		}
-	}
-	return DOCA_ERROR_FULL;
+	slot = sq_slot(c, c->sq.head);
+	slot->wr = wr;
+	slot->seq = c->sq.head;
+	wr->wr_id = c->sq.head++;
+	return DOCA_SUCCESS;
 }
 
 static bool op_carries_payload(uint8_t op)
@@ -185,6 +216,8 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	if (status != DOCA_SUCCESS)
 		return status;
 	req_fill(wr, r);
+	if (engine_sq_busy(&wr->conn->sq) == w->conf.send_queue_size)
+		r->flags |= WIRE_REQ_ACK_NOW; /* nothing more can be posted until an answer */
 	wr->send_pending = 1;
 	wr->answered = 0;
 	wr->recv_req = NULL;
@@ -192,7 +225,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = req_send_cb;
-	p.user_data = &wr->conn->slots[slot_index(wr->wr_id)];
+	p.user_data = sq_slot(wr->conn, wr->wr_id);
 	/* UCX rejects an empty iov: no buffers, no payload. */
 	if (payload && wr->num_sge > 0)
 		buffer = engine_sge_ucx(wr->sge, wr->num_sge, wr->sge[0].len, &p, &count);
@@ -235,7 +268,7 @@ doca_error_t engine_post(struct engine_wr *wr)
 	w = wr->conn->worker;
 	pthread_mutex_lock(&w->lock);
 	status = post_remote(w, wr);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
@@ -247,30 +280,26 @@ doca_error_t engine_post_recv(struct engine_worker *w, struct engine_wr *wr)
 		return status;
 	pthread_mutex_lock(&w->lock);
 	status = post_recv(w, wr);
-	pthread_mutex_unlock(&w->lock);
+	engine_worker_unlock(w);
 	return status;
 }
 
 /* ---- answers -------------------------------------------------------- */
 
-static struct engine_wr *resp_find(const struct engine_worker *w, const struct wire_resp *r, struct engine_conn *c)
+static struct engine_wr *resp_find(const struct wire_resp *r, struct engine_conn *c)
 {
-	uint32_t idx = slot_index(r->wr_id);
 	struct engine_slot *slot;
 	struct engine_wr *wr;
 
-	if (idx >= w->conf.send_queue_size || c->slots == NULL) {
-		SDK_LOG_ERR_RL("answer for work request %#llx outside the send queue: dropped", (unsigned long long)r->wr_id);
+	if (c->sq.slots == NULL || !sq_holds(c, r->wr_id)) {
+		/* Late (failed here already: a stop, a flush) or forged. */
+		SDK_LOG_DBG("answer for work request %#llx, not in flight on connection %u: dropped",
+			    (unsigned long long)r->wr_id, c->id);
 		return NULL;
 	}
-	slot = &c->slots[idx];
+	slot = sq_slot(c, r->wr_id);
 	wr = slot->wr;
-	if (wr == NULL) {
-		/* Late: the request was already failed here (a stop, a flush). */
-		SDK_LOG_DBG("answer for a work request no longer in flight on connection %u: dropped", c->id);
-		return NULL;
-	}
-	if ((uint32_t)(r->wr_id >> 32) != slot->gen || wr->conn != c || wr->opcode != r->opcode) {
+	if (wr == NULL || slot->seq != r->wr_id || wr->conn != c || wr->opcode != r->opcode) {
 		SDK_LOG_ERR_RL("answer for a work request that is not in flight on connection %u: dropped", c->id);
 		return NULL;
 	}
@@ -334,9 +363,10 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
 		return UCS_OK;
-	wr = resp_find(w, r, c);
+	wr = resp_find(r, c);
 	if (wr == NULL || wr->answered)
 		return UCS_OK;
+	sq_ack_until(c, r->wr_id);
 	if (!wire_status_to_doca(r->status, &status)) {
 		SDK_LOG_ERR_RL("connection %u: answer with unknown status %d: failing the request", c->id, r->status);
 		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
@@ -362,7 +392,7 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 
 		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 		p.cb.recv_am = resp_rndv_done;
-		p.user_data = &c->slots[slot_index(wr->wr_id)];
+		p.user_data = sq_slot(c, wr->wr_id);
 		buffer = engine_sge_ucx(wr->sge, wr->num_sge, length, &p, &count);
 		req = ucp_am_recv_data_nbx(w->ucp, data, buffer, count, &p);
 		if (req == NULL)
@@ -378,6 +408,36 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 	return UCS_OK;
 }
 
+ucs_status_t engine_am_ack(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_ack ack;
+	struct engine_conn *c;
+
+	(void)data;
+	(void)param;
+	if (wire_check(WIRE_AM_ACK, header, header_length) != DOCA_SUCCESS)
+		return UCS_OK;
+	if (length != 0) {
+		SDK_LOG_ERR_RL("acknowledgement with a %zu-byte payload: dropped", length);
+		return UCS_OK;
+	}
+	ENGINE_TSAN_ACQUIRE();
+	memcpy(&ack, header, sizeof(ack)); /* any alignment */
+	c = engine_conn_lookup(w, ack.dst_conn_id, ack.dst_secret);
+	if (c == NULL || c->state == CONN_CLOSED || c->sq.slots == NULL)
+		return UCS_OK;
+	if (!sq_holds(c, ack.wr_id)) {
+		SDK_LOG_DBG("acknowledgement of work request %#llx, not in flight on connection %u: dropped",
+			    (unsigned long long)ack.wr_id, c->id);
+		return UCS_OK;
+	}
+	sq_ack_until(c, ack.wr_id + 1);
+	sq_retire(w, c);
+	return UCS_OK;
+}
+
 /* ---- failures ------------------------------------------------------- */
 
 /* Bytes c's operations still have to move: payloads not yet sent,
@@ -385,14 +445,11 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
  * longer to answer). */
 uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 {
-	const struct engine_worker *w = c->worker;
 	uint64_t bytes = 0;
 
-	for (uint32_t i = 0; i < w->conf.send_queue_size && c->slots != NULL; i++) {
-		const struct engine_wr *wr = c->slots[i].wr;
+	for (uint64_t s = c->sq.tail; s != c->sq.head; s++) {
+		const struct engine_wr *wr = sq_slot(c, s)->wr;
 
-		if (wr == NULL || wr->conn != c)
-			continue;
 		if (wr->send_pending && op_carries_payload(wr->opcode))
 			bytes += sge_total(wr);
 		if (!wr->answered && (wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET))
@@ -410,39 +467,40 @@ uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 {
 	struct engine_worker *w = c->worker;
-	struct engine_slot *slots = c->slots;
 
 	/* Only c's own queue: a busy connection does not slow the others. */
-	for (uint32_t i = 0; i < w->conf.send_queue_size && c->num_busy_slots > 0; i++) {
-		struct engine_wr *wr = slots[i].wr;
+	for (uint64_t s = c->sq.tail; s != c->sq.head; s++) {
+		struct engine_slot *slot = sq_slot(c, s);
+		struct engine_wr *wr = slot->wr;
 
-		if (wr == NULL || wr->conn != c)
+		/* A cancel's callback may hand back (and so give away) this
+		 * operation and those before it: look through the slot again. */
+		if (wr == NULL)
 			continue;
-		wr_answer(w, wr, status);
-		if (slots[i].wr != wr || !wr->send_pending)
+		wr_mark_answered(wr, status);
+		if (!wr->send_pending)
 			continue;
 		if (wr->send_req != NULL)
 			ucp_request_cancel(w->ucp, wr->send_req); /* a no-op for sends in UCX 1.13 */
-		if (slots[i].wr == wr && wr->send_pending) {
+		if (slot->wr == wr && wr->send_pending) {
 			/* UCX keeps the send (nobody will pull it): give up on
 			 * it; its late callback only frees the request. */
 			wr->send_req = NULL;
 			wr->send_pending = 0;
-			wr_try_finish(w, wr);
 		}
 	}
+	sq_retire(w, c);
 }
 
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status)
 {
-	for (uint32_t c = 0; c < w->num_conns; c++) {
-		struct engine_slot *slots = w->conns[c].slots;
+	for (uint32_t i = 0; i < w->num_conns; i++) {
+		struct engine_conn *c = &w->conns[i];
 
-		for (uint32_t i = 0; i < w->conf.send_queue_size && w->conns[c].num_busy_slots > 0; i++) {
-			struct engine_wr *wr = slots[i].wr;
-
-			if (wr != NULL)
-				wr_answer(w, wr, status);
-		}
+		if (c->sq.slots == NULL)
+			continue;
+		for (uint64_t s = c->sq.tail; s != c->sq.head; s++)
+			wr_mark_answered(sq_slot(c, s)->wr, status); /* nothing is handed back here */
+		sq_retire(w, c);
 	}
 }

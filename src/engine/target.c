@@ -46,6 +46,42 @@ SDK_LOG_REGISTER(ENGINE::TARGET)
 /* Most operations one connection may have waiting. */
 #define TQ_MAX 4096
 
+/* Where a target operation is (the file comment draws the transitions). */
+enum tgt_op_state {
+	TGT_OP_QUEUED = 0, /* in its connection's queue: runs when it is the head */
+	TGT_OP_PARKED,     /* the head, waiting for a posted receive or our connect, until deadline_ns */
+	TGT_OP_RECEIVING,  /* the head; its rendezvous payload is arriving (rndv) */
+	TGT_OP_ANSWERING,  /* the head, a read; its answer is being sent */
+	TGT_OP_DROPPED,    /* off the queue (its connection is gone); the callback frees it */
+};
+
+/* A rendezvous receive of an operation's payload. */
+struct rndv_ctx {
+	struct engine_conn *conn;
+	struct tgt_op *op;
+	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
+	struct softdoca_mmap_region region;  /* WRITE* */
+	bool holds_region;
+	/* Where the payload lands, trimmed to its length: UCX reads this
+	 * list until the receive completes. */
+	uint32_t num_iov;
+	struct engine_sge iov[ENGINE_MAX_SGE];
+	void *req;                           /* UCX's receive request */
+	struct rndv_ctx *next;               /* the worker's in-flight list */
+};
+
+/* An incoming operation, from its arrival until it is retired. */
+struct tgt_op {
+	struct wire_req req;
+	enum tgt_op_state state;
+	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
+	size_t data_len;       /* payload length (eager or rendezvous) */
+	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
+	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
+	struct tgt_op *next;   /* the connection's queue, or the free list */
+	struct rndv_ctx rx;    /* RECEIVING (and DROPPED from it): the payload's receive */
+};
+
 enum tgt_result {
 	TGT_DONE,    /* finished (answered); pop it */
 	TGT_PENDING, /* waits: for data, a receive, a connect, or its answer's send */
@@ -76,6 +112,7 @@ static inline bool op_in_flight(const struct tgt_op *op)
 /* An answer on its way; lives until UCX has sent it. */
 struct tgt_resp {
 	struct wire_resp hdr;
+	struct wire_ack ack;                 /* an acknowledgement travels from here */
 	struct engine_conn *conn;
 	struct tgt_op *op;                   /* READ: the op waits for this send */
 	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
@@ -83,6 +120,97 @@ struct tgt_resp {
 	uint64_t small_payload;              /* an 8-byte payload travels from here */
 	struct tgt_resp *next;               /* the worker's list, while holding a region */
 };
+
+/* ---- pools ------------------------------------------------------------ */
+
+/* Operations and answers come from per-worker free lists that grow by
+ * chunks and are given back only with the worker: once they have grown
+ * to the load, the data path allocates nothing. */
+#define POOL_CHUNK 64
+
+struct engine_pool_chunk {
+	struct engine_pool_chunk *next;
+	max_align_t objs[];
+};
+
+static void *pool_chunk_new(struct engine_worker *w, size_t size)
+{
+	struct engine_pool_chunk *ch = malloc(sizeof(*ch) + size * POOL_CHUNK);
+
+	if (ch == NULL)
+		return NULL;
+	ch->next = w->chunks;
+	w->chunks = ch;
+	return ch->objs;
+}
+
+static struct tgt_op *op_get(struct engine_worker *w)
+{
+	struct tgt_op *op = w->op_free;
+
+	if (op == NULL) {
+		struct tgt_op *ops = pool_chunk_new(w, sizeof(*ops));
+
+		if (ops == NULL)
+			return NULL;
+		for (int i = 1; i < POOL_CHUNK; i++) {
+			ops[i].next = w->op_free;
+			w->op_free = &ops[i];
+		}
+		op = &ops[0];
+	} else {
+		w->op_free = op->next;
+	}
+	op->next = NULL;
+	return op;
+}
+
+static void op_put(struct engine_worker *w, struct tgt_op *op)
+{
+	op->next = w->op_free;
+	w->op_free = op;
+}
+
+static struct tgt_resp *resp_get(struct engine_worker *w)
+{
+	struct tgt_resp *resp = w->resp_free;
+
+	if (resp == NULL) {
+		struct tgt_resp *all = pool_chunk_new(w, sizeof(*all));
+
+		if (all == NULL)
+			return NULL;
+		for (int i = 1; i < POOL_CHUNK; i++) {
+			all[i].next = w->resp_free;
+			w->resp_free = &all[i];
+		}
+		resp = &all[0];
+	} else {
+		w->resp_free = resp->next;
+	}
+	memset(resp, 0, sizeof(*resp));
+	return resp;
+}
+
+static void resp_put(struct engine_worker *w, struct tgt_resp *resp)
+{
+	resp->next = w->resp_free;
+	w->resp_free = resp;
+}
+
+/* The worker is gone (UCX will call back no more): free the chunks. */
+#include <stdio.h>
+void engine_target_pools_free(struct engine_worker *w)
+{
+	while (w->chunks != NULL) {
+		struct engine_pool_chunk *ch = w->chunks;
+
+		w->chunks = ch->next;
+		free(ch);
+	}
+	w->op_free = NULL;
+	w->resp_free = NULL;
+}
 
 static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
 {
@@ -152,7 +280,10 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 			softdoca_mmap_region_release(region);
 		return;
 	}
-	resp = calloc(1, sizeof(*resp));
+	/* It stands for what was retired before it, too. */
+	c->ack_pending = false;
+	c->ack_count = 0;
+	resp = resp_get(c->worker);
 	if (resp == NULL) {
 		SDK_LOG_ERR_RL("no memory for an answer on connection %u", c->id);
 		if (region != NULL)
@@ -211,13 +342,83 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 		else
 			op_to(op, TGT_OP_QUEUED);
 	}
-	free(resp);
+	resp_put(resp->conn->worker, resp);
 }
 
 static void resp_sent(void *request, ucs_status_t st, void *user)
 {
 	ucp_request_free(request);
 	resp_finish(user, st, true);
+}
+
+static void ack_send(struct engine_conn *c);
+
+/* op succeeded and its success carries nothing back: the connection's
+ * next acknowledgement stands for it. That goes out when the worker lock
+ * is released (the progress call found no more messages), after
+ * ENGINE_ACK_BATCH operations of a stream that does not pause, or at
+ * once when the initiator asks (its send queue is full). */
+static void tgt_ack(struct engine_conn *c, const struct tgt_op *op)
+{
+	struct engine_worker *w = c->worker;
+
+	c->ack_pending = true;
+	c->ack_wr_id = op->req.wr_id;
+	if (++c->ack_count >= ENGINE_ACK_BATCH || (op->req.flags & WIRE_REQ_ACK_NOW)) {
+		ack_send(c);
+		return;
+	}
+	if (c->ack_queued)
+		return;
+	c->ack_queued = true;
+	c->ack_next = w->ack_list;
+	w->ack_list = c;
+}
+
+static void ack_send(struct engine_conn *c)
+{
+	ucp_request_param_t p = {0};
+	struct tgt_resp *resp;
+	ucs_status_ptr_t req;
+
+	c->ack_pending = false;
+	c->ack_count = 0;
+	if (c->ep == NULL || c->state == CONN_CLOSED || c->state == CONN_FREE)
+		return;
+	ENGINE_TSAN_RELEASE();
+	resp = resp_get(c->worker);
+	if (resp == NULL) {
+		SDK_LOG_ERR_RL("no memory for an acknowledgement on connection %u", c->id);
+		return;
+	}
+	resp->conn = c;
+	resp->ack.version = WIRE_VERSION;
+	resp->ack.dst_conn_id = c->peer_id;
+	memcpy(resp->ack.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
+	resp->ack.wr_id = c->ack_wr_id;
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	p.cb.send = resp_sent;
+	p.user_data = resp;
+	req = ucp_am_send_nbx(c->ep, WIRE_AM_ACK, &resp->ack, sizeof(resp->ack), NULL, 0, &p);
+	if (req == NULL)
+		resp_finish(resp, UCS_OK, false);
+	else if (UCS_PTR_IS_ERR(req))
+		resp_finish(resp, UCS_PTR_STATUS(req), false);
+}
+
+/* Send the acknowledgements owed: one per connection, for everything it
+ * retired since its last answer. Lock held (engine_worker_unlock). */
+void engine_acks_flush(struct engine_worker *w)
+{
+	struct engine_conn *c;
+
+	while ((c = w->ack_list) != NULL) {
+		w->ack_list = c->ack_next;
+		c->ack_next = NULL;
+		c->ack_queued = false;
+		if (c->ack_pending)
+			ack_send(c);
+	}
 }
 
 /* ---- checks ---------------------------------------------------------- */
@@ -359,20 +560,6 @@ void engine_recv_fail_all(struct engine_worker *w, doca_error_t status)
 
 /* ---- execution --------------------------------------------------------- */
 
-struct rndv_ctx {
-	struct engine_conn *conn;
-	struct tgt_op *op;
-	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
-	struct softdoca_mmap_region region;  /* WRITE* */
-	bool holds_region;
-	/* Where the payload lands, trimmed to its length: UCX reads this
-	 * list until the receive completes. */
-	uint32_t num_iov;
-	struct engine_sge iov[ENGINE_MAX_SGE];
-	void *req;                           /* UCX's receive request */
-	struct rndv_ctx *next;               /* the worker's in-flight list */
-};
-
 static void rndv_unlink(struct engine_worker *w, struct rndv_ctx *x)
 {
 	struct rndv_ctx **link;
@@ -394,9 +581,6 @@ void engine_target_abandon(struct engine_worker *w)
 
 		w->resp_list = resp->next;
 		softdoca_mmap_region_release(&resp->region);
-		if (resp->op != NULL && resp->op->state == TGT_OP_DROPPED)
-			free(resp->op);
-		free(resp);
 	}
 	while (w->rndv_list != NULL) {
 		struct rndv_ctx *x = w->rndv_list;
@@ -408,9 +592,8 @@ void engine_target_abandon(struct engine_worker *w)
 			x->recv->status = DOCA_ERROR_IO_FAILED;
 			engine_wr_finish(w, x->recv);
 		}
-		free(x->op);
-		free(x);
 	}
+	/* The operations and answers themselves go with the pools. */
 }
 
 /* Copy the destination list, cut at len bytes. */
@@ -440,18 +623,17 @@ static enum tgt_result tgt_land_end(struct engine_conn *c, struct tgt_op *op, st
 		softdoca_mmap_region_release(region);
 	if (recv != NULL)
 		recv_complete(c, recv, &op->req, status, recv_len);
-	tgt_answer(c, op, status, 0, NULL, 0, NULL);
+	if (status == DOCA_SUCCESS)
+		tgt_ack(c, op);
+	else
+		tgt_answer(c, op, status, 0, NULL, 0, NULL);
 	return TGT_DONE;
 }
 
 /* The same for a rendezvous landing, whose context holds the region. */
 static enum tgt_result rndv_end(struct rndv_ctx *x, doca_error_t status, uint64_t recv_len)
 {
-	enum tgt_result r = tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status,
-					 recv_len);
-
-	free(x);
-	return r;
+	return tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status, recv_len);
 }
 
 static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
@@ -464,7 +646,7 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 	(void)length;
 	ucp_request_free(request);
 	rndv_unlink(c->worker, x);
-	op->rndv_ctx = NULL;
+	x->req = NULL;
 	if (op->state == TGT_OP_DROPPED) {
 		/* The connection was dropped while the data came in. */
 		if (x->holds_region)
@@ -473,8 +655,7 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 			x->recv->status = DOCA_ERROR_CONNECTION_ABORTED;
 			engine_wr_finish(c->worker, x->recv);
 		}
-		free(op);
-		free(x);
+		op_put(c->worker, op);
 		return;
 	}
 	rndv_end(x, status, op->data_len);
@@ -508,16 +689,14 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 		engine_sge_scatter(dst, nsge, op->data, op->data_len);
 		return tgt_land_end(c, op, recv, region, DOCA_SUCCESS, op->data_len);
 	}
-	x = calloc(1, sizeof(*x));
-	if (x == NULL)
-		return tgt_land_end(c, op, recv, region, DOCA_ERROR_NO_MEMORY, 0);
+	x = &op->rx;
 	x->conn = c;
 	x->op = op;
 	x->recv = recv;
-	if (region != NULL) {
+	x->holds_region = region != NULL;
+	if (region != NULL)
 		x->region = *region;
-		x->holds_region = true;
-	}
+	x->req = NULL;
 	x->num_iov = iov_trim(x->iov, dst, nsge, op->data_len);
 	op_to(op, TGT_OP_RECEIVING);
 	req = tgt_land_rndv(w, op, x);
@@ -536,7 +715,6 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 	x->req = req;
 	x->next = w->rndv_list;
 	w->rndv_list = x;
-	op->rndv_ctx = x;
 	return TGT_PENDING;
 }
 
@@ -674,7 +852,10 @@ static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
 		break;
 	}
 	softdoca_sync_event_release(&ref);
-	tgt_answer(c, op, DOCA_SUCCESS, value, NULL, 0, NULL);
+	if (op->req.opcode == ENGINE_OP_SYNC_SET)
+		tgt_ack(c, op);
+	else
+		tgt_answer(c, op, DOCA_SUCCESS, value, NULL, 0, NULL);
 	return TGT_DONE;
 }
 
@@ -713,7 +894,7 @@ static void tq_retire_head(struct engine_conn *c)
 	op_unpark(w, op);
 	tq_pop(c);
 	op_release_data(w, op);
-	free(op);
+	op_put(w, op);
 }
 
 /* Run operations from the head until one has to wait. */
@@ -730,7 +911,7 @@ static void tq_run(struct engine_conn *c)
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 {
 	if (op->state == TGT_OP_DROPPED) {
-		free(op); /* dropped with its connection while it waited */
+		op_put(c->worker, op); /* dropped with its connection while it waited */
 		return;
 	}
 	op_to(op, TGT_OP_QUEUED);
@@ -795,11 +976,11 @@ void engine_target_drop(struct engine_conn *c)
 			/* Its callback frees it; a receive in flight is cancelled
 			 * so that it calls back (and gives up its region) soon. */
 			op_to(op, TGT_OP_DROPPED);
-			if (op->rndv_ctx != NULL && op->rndv_ctx->req != NULL)
-				ucp_request_cancel(w->ucp, op->rndv_ctx->req);
+			if (op->rx.req != NULL)
+				ucp_request_cancel(w->ucp, op->rx.req);
 			continue;
 		}
-		free(op);
+		op_put(w, op);
 	}
 }
 
@@ -841,13 +1022,15 @@ ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, 
 		SDK_LOG_ERR_RL("connection %u: more than %d operations waiting: refusing more", c->id, TQ_MAX);
 		return UCS_OK;
 	}
-	op = calloc(1, sizeof(*op));
+	op = op_get(w);
 	if (op == NULL) {
 		SDK_LOG_ERR_RL("connection %u: no memory for an incoming operation: dropped", c->id);
 		return UCS_OK;
 	}
 	op->req = *r;
 	op->state = TGT_OP_QUEUED;
+	op->deadline_ns = 0;
+	op->rx.req = NULL;
 	op->data_len = length;
 	op->rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 	/* We keep the payload (or the rendezvous descriptor) until the op

@@ -147,6 +147,8 @@ static size_t wire_header_size(enum wire_am_id id)
 		return sizeof(struct wire_resp);
 	case WIRE_AM_PING:
 		return sizeof(struct wire_ping);
+	case WIRE_AM_ACK:
+		return sizeof(struct wire_ack);
 	}
 	return 0;
 }
@@ -157,8 +159,8 @@ static doca_error_t wire_check_req(const struct wire_req *r)
 		SDK_LOG_ERR_RL("request with unknown opcode %u", r->opcode);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (r->flags != 0 || r->reserved != 0) {
-		SDK_LOG_ERR_RL("request with non-zero reserved fields");
+	if ((r->flags & ~WIRE_REQ_ACK_NOW) != 0 || r->reserved != 0) {
+		SDK_LOG_ERR_RL("request with unknown flags or non-zero reserved fields");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -206,6 +208,15 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 		memcpy(&resp, header, sizeof(resp));
 		return wire_check_resp(&resp);
 	}
+	if (id == WIRE_AM_ACK) {
+		struct wire_ack ack;
+
+		memcpy(&ack, header, sizeof(ack));
+		if (ack.flags != 0) {
+			SDK_LOG_ERR_RL("acknowledgement with non-zero flags 0x%x: dropped", ack.flags);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
 	if (id == WIRE_AM_PING) {
 		struct wire_ping ping;
 
@@ -233,11 +244,11 @@ doca_error_t engine_wire_header_check(const void *header, size_t header_len)
 	if (header == NULL || header_len < 2)
 		return DOCA_ERROR_INVALID_VALUE;
 	memcpy(&id, header, 2);
-	if (id % 6 == 5) {
+	if (id % 7 == 6) {
 		struct wire_cm cm;
 		size_t frame_len;
 
 		return wire_cm_parse((const uint8_t *)header + 2, header_len - 2, &cm, &frame_len);
 	}
-	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 6)), (const uint8_t *)header + 2, header_len - 2);
+	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 7)), (const uint8_t *)header + 2, header_len - 2);
 }

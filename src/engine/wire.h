@@ -18,7 +18,8 @@
 #error "softdoca's wire format is little-endian; big-endian hosts are not supported yet"
 #endif
 
-#define WIRE_VERSION 1
+/* Version 2: successes are acknowledged cumulatively (WIRE_AM_ACK). */
+#define WIRE_VERSION 2
 
 /* Active message ids. */
 enum wire_am_id {
@@ -27,6 +28,7 @@ enum wire_am_id {
 	WIRE_AM_REQ = 0x5d03,   /* an operation for the target */
 	WIRE_AM_RESP = 0x5d04,  /* its answer */
 	WIRE_AM_PING = 0x5d05,  /* "are you there?" (keepalive) or its answer */
+	WIRE_AM_ACK = 0x5d06,   /* "everything up to this request succeeded" */
 };
 
 /* RDMA CM frames on the CM's TCP socket: this header, then desc_len bytes
@@ -79,10 +81,13 @@ struct wire_ping {
 	uint8_t dst_secret[ENGINE_SECRET_LEN];
 };
 
+/* wire_req.flags: the initiator's send queue is full: acknowledge now. */
+#define WIRE_REQ_ACK_NOW 0x1
+
 struct wire_req {
 	uint16_t version;
 	uint8_t opcode;            /* enum engine_opcode, never ENGINE_OP_RECV */
-	uint8_t flags;
+	uint8_t flags;             /* WIRE_REQ_* */
 	uint32_t dst_conn_id;      /* the target's connection */
 	uint8_t dst_secret[ENGINE_SECRET_LEN];
 	uint32_t src_conn_id;      /* the initiator's connection, for logs */
@@ -98,10 +103,24 @@ struct wire_req {
 	uint32_t reserved;
 };
 
-/* The answer's status: the wire's own numbers, fixed for wire version 1
- * (they are the values version 1 always carried, so older peers read
- * them alike). Core's doca_error_t is mapped at the two edges: the
- * target when it answers, the initiator when it completes. */
+/* The target runs a connection's requests in order and answers in that
+ * order. A request whose success carries nothing (write, send, sync event
+ * set) gets no answer of its own: one acknowledgement names the last
+ * request retired, and stands for every such request up to it. Failures
+ * and requests with a result (read, atomics, sync event get and add) are
+ * answered alone (struct wire_resp); an answer also acknowledges what was
+ * retired before it. */
+struct wire_ack {
+	uint16_t version;
+	uint16_t flags;
+	uint32_t dst_conn_id;      /* the initiator's connection */
+	uint8_t dst_secret[ENGINE_SECRET_LEN];
+	uint64_t wr_id;            /* the last request it stands for */
+};
+
+/* The answer's status: the wire's own numbers, fixed since wire version
+ * 1. Core's doca_error_t is mapped at the two edges: the target when it
+ * answers, the initiator when it completes. */
 enum wire_status {
 	WIRE_STATUS_SUCCESS = 0,
 	WIRE_STATUS_FAILED = 1,         /* a failure the wire has no name for */

@@ -176,6 +176,7 @@ struct hostile {
 	struct answer answers[MAX_ANSWERS];
 	uint32_t nanswers;
 	uint32_t answers_lost;     /* past MAX_ANSWERS */
+	uint32_t acks;             /* acknowledgements: no scenario earns one */
 	uint32_t hellos;           /* the target's HELLOs */
 	struct wire_hello hello;   /* the first one */
 	size_t hello_len;
@@ -414,6 +415,22 @@ static ucs_status_t on_resp(void *arg, const void *header, size_t header_length,
 	a->data_len = length;
 	a->rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 	return UCS_OK; /* never keep a payload: there must be none */
+}
+
+/* Every request of ours fails or carries a result (the probe is a read),
+ * so the target owes us no acknowledgement: one is counted as a fault. */
+static ucs_status_t on_ack(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param)
+{
+	struct hostile *h = arg;
+
+	(void)header;
+	(void)header_length;
+	(void)data;
+	(void)length;
+	(void)param;
+	h->acks++;
+	return UCS_OK;
 }
 
 static ucs_status_t on_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
@@ -760,6 +777,8 @@ static void scen_end(struct hostile *h)
 		problem(h, "the target sent us %u request(s)", h->reqs);
 	if (h->answers_lost != 0)
 		problem(h, "%u answers beyond the %d this program keeps", h->answers_lost, MAX_ANSWERS);
+	if (h->acks != 0)
+		problem(h, "%u acknowledgements, though no request of ours succeeded without a result", h->acks);
 
 	if (h->nproblems == 0) {
 		h->passed++;
@@ -1160,8 +1179,8 @@ static void scen_malformed(struct hostile *h)
 		dropped(h, &r, sizeof(r), SMALL_LEN, 0, "write-shaped request with opcode %u", opcodes[k]);
 	}
 	write_req(h, &r, BASE(h), SMALL_LEN);
-	r.flags = 1;
-	dropped(h, &r, sizeof(r), SMALL_LEN, 0, "write with flags 0x01");
+	r.flags = 0x02; /* 0x01 is WIRE_REQ_ACK_NOW */
+	dropped(h, &r, sizeof(r), SMALL_LEN, 0, "write with flags 0x02");
 	write_req(h, &r, BASE(h), SMALL_LEN);
 	r.flags = 0x80;
 	dropped(h, &r, sizeof(r), SMALL_LEN, 0, "write with flags 0x80");
@@ -1296,6 +1315,29 @@ static void scen_resp_inject(struct hostile *h)
 		snprintf(what, sizeof(what), "injected answer #%zu (wr_id %#" PRIx64 ")", k, inj[k].wr_id);
 		am_send(h, WIRE_AM_RESP, &resp, inj[k].hdr_len ? inj[k].hdr_len : sizeof(resp),
 			inj[k].payload <= SMALL_LEN ? h->small : h->big, inj[k].payload, inj[k].flags, what);
+	}
+	/* Acknowledgements of nothing: any wr_id, a wrong secret, flags, a
+	 * payload, a short or a long header. */
+	for (int k = 0; k < 8; k++) {
+		struct {
+			struct wire_ack ack;
+			uint8_t extra[8];
+		} a = {0};
+		size_t len = k == 5 ? sizeof(a.ack) - 1 : k == 6 ? sizeof(a) : sizeof(a.ack);
+		char what[112];
+
+		a.ack.version = WIRE_VERSION;
+		a.ack.dst_conn_id = h->tconn.conn_id;
+		memcpy(a.ack.dst_secret, h->tconn.secret, ENGINE_SECRET_LEN);
+		a.ack.wr_id = k == 1 ? UINT64_MAX : k == 2 ? 1ull << 40 : (uint64_t)k;
+		if (k == 3)
+			a.ack.dst_secret[0] ^= 1;
+		if (k == 4)
+			a.ack.flags = 1;
+		if (k == 7)
+			a.ack.version = WIRE_VERSION + 1;
+		snprintf(what, sizeof(what), "injected acknowledgement #%d", k);
+		am_send(h, WIRE_AM_ACK, &a, len, h->small, k == 0 ? SMALL_LEN : 0, 0, what);
 	}
 }
 
@@ -1524,6 +1566,7 @@ static int ucx_setup(struct hostile *h)
 		{WIRE_AM_BYE, on_bye},
 		{WIRE_AM_REQ, on_req},
 		{WIRE_AM_RESP, on_resp},
+		{WIRE_AM_ACK, on_ack},
 	};
 	ucp_params_t params = {0};
 	ucp_worker_params_t wp = {0};

@@ -1,10 +1,11 @@
 /*
- * Unit tests of the wire protocol's status codes (src/engine/wire.h):
- * every status the target answers with crosses the wire and comes back
- * as the same doca_error_t, the numbers are those wire version 1 carried
- * (older peers read them alike), numbers the wire does not know are
- * refused by the decoder, and an answer carrying one still passes the
- * header check (so its request is failed instead of left waiting).
+ * Unit tests of the wire protocol (src/engine/wire.h): every status the
+ * target answers with crosses the wire and comes back as the same
+ * doca_error_t, the numbers are those wire version 1 carried, numbers
+ * the wire does not know are refused by the decoder, and an answer
+ * carrying one still passes the header check (so its request is failed
+ * instead of left waiting); acknowledgements' framing; and the secret
+ * comparison every message passes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "core/secret.h"
 #include "engine/wire.h"
 
 static const doca_error_t answered[] = {
@@ -84,6 +86,47 @@ static void test_header_check_leaves_status(void **state)
 	assert_int_equal(wire_check(WIRE_AM_RESP, &r, sizeof(r)), DOCA_ERROR_INVALID_VALUE);
 }
 
+/* Secrets are compared a word at a time: every length, every bit. */
+static void test_secret_equal(void **state)
+{
+	uint8_t a[40], b[40];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (uint8_t)(i * 37 + 11);
+	for (size_t len = 0; len <= sizeof(a); len++) {
+		memcpy(b, a, sizeof(b));
+		assert_true(softdoca_secret_equal(a, b, len));
+		for (size_t bit = 0; bit < len * 8; bit++) {
+			b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			assert_false(softdoca_secret_equal(a, b, len));
+			b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		if (len < sizeof(a)) {
+			b[len] ^= 0xff; /* past the length: not looked at */
+			assert_true(softdoca_secret_equal(a, b, len));
+		}
+	}
+}
+
+static void test_ack_check(void **state)
+{
+	struct wire_ack a;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	a.version = WIRE_VERSION;
+	a.wr_id = UINT64_MAX; /* any number: the window is checked by its receiver */
+	assert_int_equal(wire_check(WIRE_AM_ACK, &a, sizeof(a)), DOCA_SUCCESS);
+	assert_int_equal(wire_check(WIRE_AM_ACK, &a, sizeof(a) - 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(wire_check(WIRE_AM_ACK, &a, sizeof(a) + 1), DOCA_ERROR_INVALID_VALUE);
+	a.flags = 1;
+	assert_int_equal(wire_check(WIRE_AM_ACK, &a, sizeof(a)), DOCA_ERROR_INVALID_VALUE);
+	a.flags = 0;
+	a.version = 1; /* version 1 had no acknowledgements */
+	assert_int_equal(wire_check(WIRE_AM_ACK, &a, sizeof(a)), DOCA_ERROR_UNSUPPORTED_VERSION);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +135,8 @@ int main(void)
 		cmocka_unit_test(test_unnamed_goes_generic),
 		cmocka_unit_test(test_unknown_refused),
 		cmocka_unit_test(test_header_check_leaves_status),
+		cmocka_unit_test(test_ack_check),
+		cmocka_unit_test(test_secret_equal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
