@@ -9,24 +9,30 @@
  * with the error the initiator's task reports.
  *
  * Ordering (RC): operations of one connection take effect in the order
- * they arrived. An operation that cannot finish at once — its payload
- * comes by rendezvous, it waits for a posted receive (receiver not ready)
- * or for our own connect — holds the head of the connection's queue, and
- * the ones behind it wait. So a receive completion implies that earlier
- * writes have landed, and a read sees earlier writes.
+ * they arrived, and are answered in that order. An operation that cannot
+ * finish at once — its payload comes by rendezvous, it waits for a posted
+ * receive (receiver not ready) or for our own connect, its read answer is
+ * being sent — holds the head of the connection's queue, and the ones
+ * behind it wait: a receive completion implies that earlier writes have
+ * landed, and a read sees earlier writes. One exception keeps bulk writes
+ * streaming: while the head is a write whose payload is arriving, the
+ * plain writes behind it (up to TQ_MAX_RX receiving at once) may start
+ * theirs, unless their range overlaps one still arriving; they are
+ * answered in order all the same (LANDED until they reach the head).
  *
- * An operation's states (enum tgt_op_state, engine_internal.h):
+ * An operation's states (enum tgt_op_state):
  *
  *   QUEUED ---> PARKED      waits for a posted receive or our connect,
  *     ^  <---               with a deadline (engine_target_expire)
  *     |
  *     +-----> RECEIVING     its payload comes by rendezvous (rndv_done)
  *     +-----> ANSWERING     a read: its answer is being sent (resp_finish)
- *                 |
+ *     +-----> LANDED        a write started behind the head is over; it is
+ *                 |         answered when it reaches the head
  *                 +-------> DROPPED   the connection went away meanwhile:
  *                                     the callback frees it
  *
- * An operation that finishes at once goes from QUEUED (or PARKED) to
+ * An operation that finishes at the head goes from QUEUED (or PARKED) to
  * freed; RECEIVING and ANSWERING end in tgt_op_finished. Each opcode's
  * handler is found in tgt_opdefs.
  */
@@ -45,6 +51,10 @@ SDK_LOG_REGISTER(ENGINE::TARGET)
 #define NOT_CONNECTED_RETRY_NS (30ULL * 1000000000ULL)
 /* Most operations one connection may have waiting. */
 #define TQ_MAX 4096
+/* Writes behind the head: how far down the queue they may start, and
+ * how many payloads may arrive at once. */
+#define TQ_AHEAD 16
+#define TQ_MAX_RX 8
 
 /* Where a target operation is (the file comment draws the transitions). */
 enum tgt_op_state {
@@ -52,6 +62,7 @@ enum tgt_op_state {
 	TGT_OP_PARKED,     /* the head, waiting for a posted receive or our connect, until deadline_ns */
 	TGT_OP_RECEIVING,  /* the head; its rendezvous payload is arriving (rndv) */
 	TGT_OP_ANSWERING,  /* the head, a read; its answer is being sent */
+	TGT_OP_LANDED,     /* a write started behind the head, over: answered (result) at the head */
 	TGT_OP_DROPPED,    /* off the queue (its connection is gone); the callback frees it */
 };
 
@@ -78,6 +89,7 @@ struct tgt_op {
 	size_t data_len;       /* payload length (eager or rendezvous) */
 	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
+	doca_error_t result;   /* LANDED: what its answer says */
 	struct tgt_op *next;   /* the connection's queue, or the free list */
 	struct rndv_ctx rx;    /* RECEIVING (and DROPPED from it): the payload's receive */
 };
@@ -89,10 +101,11 @@ enum tgt_result {
 
 /* The transitions the file comment draws; anything else is a bug here. */
 static const uint8_t op_next[] = {
-	[TGT_OP_QUEUED] = 1u << TGT_OP_PARKED | 1u << TGT_OP_RECEIVING | 1u << TGT_OP_ANSWERING,
+	[TGT_OP_QUEUED] = 1u << TGT_OP_PARKED | 1u << TGT_OP_RECEIVING | 1u << TGT_OP_ANSWERING | 1u << TGT_OP_LANDED,
 	[TGT_OP_PARKED] = 1u << TGT_OP_QUEUED,
-	[TGT_OP_RECEIVING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_DROPPED,
+	[TGT_OP_RECEIVING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_LANDED | 1u << TGT_OP_DROPPED,
 	[TGT_OP_ANSWERING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_DROPPED,
+	[TGT_OP_LANDED] = 0,
 	[TGT_OP_DROPPED] = 0,
 };
 
@@ -614,6 +627,15 @@ static uint32_t iov_trim(struct engine_sge *out, const struct engine_sge *in, ui
 	return k;
 }
 
+/* The answer of an operation whose success carries nothing back. */
+static void tgt_reply(struct engine_conn *c, struct tgt_op *op, doca_error_t status)
+{
+	if (status == DOCA_SUCCESS)
+		tgt_ack(c, op);
+	else
+		tgt_answer(c, op, status, 0, NULL, 0, NULL);
+}
+
 /* The end of every landing: give up the region, complete the receive
  * (recv_len: what it reports), answer. */
 static enum tgt_result tgt_land_end(struct engine_conn *c, struct tgt_op *op, struct engine_wr *recv,
@@ -623,10 +645,14 @@ static enum tgt_result tgt_land_end(struct engine_conn *c, struct tgt_op *op, st
 		softdoca_mmap_region_release(region);
 	if (recv != NULL)
 		recv_complete(c, recv, &op->req, status, recv_len);
-	if (status == DOCA_SUCCESS)
-		tgt_ack(c, op);
-	else
-		tgt_answer(c, op, status, 0, NULL, 0, NULL);
+	if (c->tq_head != op) {
+		/* A write that started behind the head: answered in its turn. */
+		op->result = status;
+		op_to(op, TGT_OP_LANDED);
+		op_release_data(c->worker, op);
+		return TGT_PENDING;
+	}
+	tgt_reply(c, op, status);
 	return TGT_DONE;
 }
 
@@ -897,27 +923,81 @@ static void tq_retire_head(struct engine_conn *c)
 	op_put(w, op);
 }
 
-/* Run operations from the head until one has to wait. */
-static void tq_run(struct engine_conn *c)
+/* Whether op's range may overlap a write before it whose payload is
+ * still arriving (those were checked against their region; op not yet). */
+static bool tq_overlaps(const struct engine_conn *c, const struct tgt_op *op)
 {
-	while (c->tq_head != NULL && !op_in_flight(c->tq_head) && c->state != CONN_CLOSED) {
-		if (tgt_exec(c, c->tq_head) == TGT_PENDING)
+	uint64_t start = op->req.remote_addr;
+
+	if (op->data_len > UINT64_MAX - start)
+		return true; /* nonsense: it waits for its turn and is refused then */
+	for (const struct tgt_op *o = c->tq_head; o != op; o = o->next) {
+		if (o->state != TGT_OP_RECEIVING || o->req.region_id != op->req.region_id)
+			continue;
+		if (o->req.remote_addr < start + op->data_len && start < o->req.remote_addr + o->data_len)
+			return true;
+	}
+	return false;
+}
+
+/* The head is a write whose payload is arriving: start the plain writes
+ * behind it, as far as the rules in the file comment let them. */
+static void tq_start_ahead(struct engine_conn *c)
+{
+	uint32_t receiving = 0, n = 0;
+
+	if (c->state == CONN_EXPORTED && !c->worker->conf.dc)
+		return;
+	for (struct tgt_op *op = c->tq_head; op != NULL && n < TQ_AHEAD; op = op->next, n++) {
+		if (op->req.opcode != ENGINE_OP_WRITE || receiving >= TQ_MAX_RX)
 			return;
-		tq_retire_head(c);
+		if (op->state == TGT_OP_LANDED)
+			continue;
+		if (op->state == TGT_OP_QUEUED) {
+			if (tq_overlaps(c, op))
+				return;
+			(void)op_def(op)->exec(c, op); /* it lands (LANDED) or starts receiving */
+		}
+		if (op->state == TGT_OP_RECEIVING)
+			receiving++;
+		else if (op->state != TGT_OP_LANDED)
+			return;
 	}
 }
 
-/* An operation that was waiting (rendezvous data, read answer) is over. */
+/* Run operations from the head until one has to wait; answer, in order,
+ * those that landed while they waited for their turn. */
+static void tq_run(struct engine_conn *c)
+{
+	while (c->tq_head != NULL && c->state != CONN_CLOSED) {
+		struct tgt_op *head = c->tq_head;
+
+		if (head->state == TGT_OP_LANDED) {
+			tgt_reply(c, head, head->result);
+			tq_retire_head(c);
+			continue;
+		}
+		if (op_in_flight(head) || tgt_exec(c, head) == TGT_PENDING)
+			break;
+		tq_retire_head(c);
+	}
+	if (c->tq_head != NULL && c->tq_head->state == TGT_OP_RECEIVING && c->state != CONN_CLOSED)
+		tq_start_ahead(c);
+}
+
+/* An operation that was waiting (rendezvous data, read answer) is over:
+ * answered if it is the head, LANDED if it still waits for its turn. */
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 {
 	if (op->state == TGT_OP_DROPPED) {
 		op_put(c->worker, op); /* dropped with its connection while it waited */
 		return;
 	}
-	op_to(op, TGT_OP_QUEUED);
-	if (c->tq_head != op)
-		return;
-	tq_retire_head(c);
+	if (op->state != TGT_OP_LANDED) {
+		op_to(op, TGT_OP_QUEUED);
+		if (c->tq_head == op)
+			tq_retire_head(c);
+	}
 	tq_run(c);
 }
 
@@ -990,9 +1070,11 @@ void engine_target_drop(struct engine_conn *c)
 uint64_t engine_target_bulk_bytes(const struct engine_conn *c)
 {
 	uint64_t bytes = 0;
+	uint32_t n = 0;
 
-	if (c->tq_head != NULL && c->tq_head->state == TGT_OP_RECEIVING)
-		bytes += c->tq_head->data_len;
+	for (const struct tgt_op *op = c->tq_head; op != NULL && n < TQ_AHEAD; op = op->next, n++)
+		if (op->state == TGT_OP_RECEIVING)
+			bytes += op->data_len;
 	for (const struct tgt_resp *resp = c->worker->resp_list; resp != NULL; resp = resp->next)
 		if (resp->conn == c)
 			bytes += resp->hdr.result_len;

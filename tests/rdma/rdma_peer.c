@@ -158,6 +158,7 @@ struct rec {
 	const struct doca_rdma_connection *conn;
 	/* read result */
 	uint32_t read_len;
+	uint32_t done_seq; /* how many tasks had completed before this one */
 };
 
 struct peer;
@@ -656,6 +657,7 @@ static struct rec *note_done(struct doca_task *task, union doca_data task_user_d
 	r->ok_cb = ok_cb;
 	r->where = AT_COMPLETION;
 	r->status = status;
+	r->done_seq = p->ndone;
 	if (ok_cb != (status == DOCA_SUCCESS)) {
 		printf("NOTE %s: task %" PRIu64 ": %s callback with status %s\n", p->tag, i,
 		       ok_cb ? "success" : "error", doca_error_get_name(status));
@@ -1073,6 +1075,8 @@ static size_t case_region_len(const struct peer *p)
 		return 8 * (size_t)p->count + 64;
 	if (strcmp(n, "recv_small") == 0)
 		return p->size;
+	if (strcmp(n, "write_overlap") == 0)
+		return 4 * p->size;
 	if (strcmp(n, "write_noperm") == 0 || strcmp(n, "read_noperm") == 0 || strcmp(n, "ctxperm") == 0 ||
 	    strcmp(n, "oob") == 0 || strcmp(n, "revoked") == 0)
 		return 2 * p->size;
@@ -1339,6 +1343,94 @@ out:
 	free(src);
 	free(dst);
 	return rc;
+}
+
+/* write_overlap: write k puts len_k bytes from local offset src_k at
+ * remote offset dst_k. Even writes carry size bytes, sometimes
+ * overlapping the previous ones and sometimes not; each odd one is small
+ * (it travels eagerly and could land at once) and falls inside the even
+ * write just before it. A target that lets later writes start while
+ * earlier payloads arrive must still leave the last writer's bytes
+ * everywhere. The region is 4 * size bytes on both sides. */
+static size_t overlap_len(const struct peer *p, uint32_t k)
+{
+	return k % 2 == 0 || p->size < 64 ? p->size : p->size / 64 + 1;
+}
+
+static size_t overlap_src(const struct peer *p, uint32_t k)
+{
+	return (size_t)(k % 4) * p->size;
+}
+
+static size_t overlap_dst(const struct peer *p, uint32_t k)
+{
+	if (k % 2 == 1)
+		return overlap_dst(p, k - 1) + p->size / 3;
+	return (size_t)((k * 7u) % 13u) * (p->size / 4);
+}
+
+static int run_write_overlap(struct peer *p)
+{
+	struct doca_buf **src = calloc(p->count, sizeof(*src));
+	struct doca_buf **dst = calloc(p->count, sizeof(*dst));
+	size_t n = p->size;
+	double t0;
+	int rc = -1;
+
+	if (src == NULL || dst == NULL) {
+		failf(p, "out of memory");
+		goto out;
+	}
+	init_region(p, seed_b(p));
+	for (uint32_t k = 0; k < p->count; k++)
+		if (data_buf(p, p->lmmap, p->region + overlap_src(p, k), overlap_len(p, k), &src[k]) != 0 ||
+		    room_buf(p, p->rmmap, p->raddr + overlap_dst(p, k), overlap_len(p, k), &dst[k]) != 0)
+			goto out;
+	t0 = now_s();
+	for (uint32_t k = 0; k < p->count; k++)
+		(void)post_write(p, src[k], dst[k]);
+	if (wait_tasks(p, TASK_WAIT_S, "write completions") != 0 || expect_all_ok(p, 0, p->count, "write") != 0)
+		goto out;
+	for (uint32_t k = 0; k < p->count; k++) {
+		if (p->recs[k].done_seq != k) {
+			failf(p, "write #%u completed as number %u: completions out of submission order", k,
+			      p->recs[k].done_seq);
+			goto out;
+		}
+	}
+	report_pass(p, t0, (uint64_t)n * p->count / 2, "%u overlapping writes of %zu B and less ok, completed in order",
+		    p->count, n);
+	rc = 0;
+out:
+	free(src);
+	free(dst);
+	return rc;
+}
+
+/* The target's region after the writes, applied in order to a copy. */
+static int check_write_overlap(struct peer *p)
+{
+	uint8_t *want = malloc(p->region_len), *src = malloc(p->region_len);
+	size_t bad = SIZE_MAX;
+
+	if (want == NULL || src == NULL) {
+		free(want);
+		free(src);
+		return failf(p, "out of memory");
+	}
+	pat_fill(want, p->region_len, seed_a(p), 0);
+	pat_fill(src, p->region_len, seed_b(p), 0);
+	for (uint32_t k = 0; k < p->count; k++)
+		memcpy(want + overlap_dst(p, k), src + overlap_src(p, k), overlap_len(p, k));
+	for (size_t i = 0; i < p->region_len && bad == SIZE_MAX; i++)
+		if (p->region[i] != want[i])
+			bad = i;
+	free(want);
+	free(src);
+	if (bad != SIZE_MAX)
+		return failf(p, "region byte %zu is not what the last write there carried (writes applied out of order?)",
+			     bad);
+	return 0;
 }
 
 static int run_write(struct peer *p)
@@ -2729,6 +2821,7 @@ static const struct case_def cases[] = {
 	{"write_imm", C_EXPORT | C_TWO_SIDED, PERM_LRW | PERM_WR, ALL_RDMA, 4096, 1, run_write_imm,
 	 check_write_imm},
 	{"read", C_EXPORT, PERM_LRW | PERM_RD, ALL_RDMA, 4096, 1, run_read, check_all_a},
+	{"write_overlap", C_EXPORT, PERM_LRW | PERM_WR, ALL_RDMA, 262144, 24, run_write_overlap, check_write_overlap},
 	{"cas", C_EXPORT | C_ATOMIC, PERM_LRW | PERM_AT, ALL_RDMA, 8, 1, run_cas, check_cas},
 	{"fadd", C_EXPORT | C_ATOMIC, PERM_LRW | PERM_AT, ALL_RDMA, 8, 1, run_fadd, check_fadd},
 	{"write_noperm", C_EXPORT | C_PROBE, PERM_LRW | PERM_RD, ALL_RDMA, 4096, 1, run_write_noperm, check_all_a},

@@ -48,6 +48,13 @@ variants() {
 		done
 		if [ "$1" = write ]; then echo "--size 4096 --count 64 --wait notify --serve block"; fi
 		;;
+	write_overlap)
+		# rendezvous payloads (several in flight at the target), then eager ones
+		for sc in "262144:24" "1048576:12" "4096:64"; do
+			echo "--size ${sc%:*} --count ${sc#*:} --serve progress"
+			echo "--size ${sc%:*} --count ${sc#*:} --serve block"
+		done
+		;;
 	cas | fadd)
 		for sc in $ATOMIC_SIZES; do
 			echo "--size ${sc%:*} --count ${sc#*:} --serve progress"
