@@ -1,5 +1,8 @@
 /*
- * softdoca — the soft NIC: the one internal interface the RDMA layer uses.
+ * softdoca — the soft NIC: the one internal interface the RDMA layer uses,
+ * as the functions of the UCX engine and, at the end, as an ops table
+ * (struct engine_ops) that the RDMA layer calls through, so that another
+ * engine (loopback.c) can take its place.
  *
  * An engine_worker belongs to one doca_rdma context: a UCX worker on the
  * context's device, its connections, and its posted receives. Work
@@ -183,6 +186,67 @@ doca_error_t engine_post(struct engine_wr *wr);
  * the next incoming send, send-with-immediate or write-with-immediate on
  * any connection of the worker. done() runs exactly once. */
 doca_error_t engine_post_recv(struct engine_worker *worker, struct engine_wr *wr);
+
+/*
+ * The RDMA layer's whole view of an engine: every call above goes through
+ * one of these tables, picked once per doca_rdma context at create
+ * (engine_ops_select), so a second engine (the in-process loopback of the
+ * unit tests, a fault-injecting wrapper) can sit behind the same seam.
+ * Each slot has the contract of the function of the same name above;
+ * no slot is NULL (an engine without a feature returns
+ * DOCA_ERROR_NOT_SUPPORTED with a log line). The object types stay
+ * opaque: a worker or connection is only handed back to the table that
+ * made it.
+ */
+struct engine_ops {
+	const char *name; /* what SOFTDOCA_ENGINE names it */
+	doca_error_t (*worker_create)(struct doca_dev *dev, const struct engine_worker_conf *conf,
+				      struct engine_worker **worker_out);
+	void (*worker_destroy)(struct engine_worker *worker);
+	unsigned int (*worker_progress)(struct engine_worker *worker);
+	void (*worker_flush)(struct engine_worker *worker);
+	uint32_t (*worker_outstanding)(struct engine_worker *worker);
+
+	doca_error_t (*conn_export)(struct engine_worker *worker, struct engine_conn **conn_out, const void **desc,
+				    size_t *desc_len);
+	doca_error_t (*conn_connect)(struct engine_conn *conn, const void *desc, size_t desc_len);
+	doca_error_t (*conn_disconnect)(struct engine_conn *conn);
+	void (*conn_release)(struct engine_conn *conn);
+
+	doca_error_t (*listen)(struct engine_worker *worker, uint16_t port);
+	doca_error_t (*listen_stop)(struct engine_worker *worker, uint16_t port);
+	doca_error_t (*conn_connect_addr)(struct engine_worker *worker, const struct sockaddr *addr,
+					  socklen_t addr_len, void (*bind)(void *arg, struct engine_conn *conn),
+					  void *arg, struct engine_conn **conn_out);
+	doca_error_t (*conn_accept)(struct engine_conn *conn, const void *private_data, uint8_t private_data_len);
+	doca_error_t (*conn_reject)(struct engine_conn *conn);
+	doca_error_t (*conn_peer_addr)(const struct engine_conn *conn, struct sockaddr_storage *addr, socklen_t *len);
+
+	/* Plain reads and writes of the connection: any thread, no lock
+	 * (done() and conn_event callbacks call conn_get_user). */
+	uint32_t (*conn_id)(const struct engine_conn *conn);
+	void (*conn_set_user)(struct engine_conn *conn, void *user);
+	void *(*conn_get_user)(const struct engine_conn *conn);
+	bool (*conn_is_usable)(const struct engine_conn *conn);
+
+	/* The data path: one indirect call per work request. */
+	doca_error_t (*post)(struct engine_wr *wr);
+	doca_error_t (*post_recv)(struct engine_worker *worker, struct engine_wr *wr);
+};
+
+/* The soft NIC over UCX (the functions above; engine_ops.c). */
+extern const struct engine_ops engine_ucx_ops;
+/* Peers in this process only, no UCX (loopback.c): unit tests. */
+extern const struct engine_ops engine_loopback_ops;
+
+/* The environment variable that picks the engine of new contexts. */
+#define ENGINE_ENV "SOFTDOCA_ENGINE"
+
+/* The engine new doca_rdma contexts use: SOFTDOCA_ENGINE unset means
+ * "ucx"; "ucx" and "loopback" name the two tables. Any other value is
+ * refused with DOCA_ERROR_INVALID_VALUE and a log line (no silent
+ * fallback: a test that asked for loopback must not run over UCX). */
+doca_error_t engine_ops_select(const struct engine_ops **ops_out);
 
 /* Parsers of untrusted bytes, exposed for the fuzz target. */
 doca_error_t engine_conn_desc_check(const void *desc, size_t desc_len);

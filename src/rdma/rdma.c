@@ -95,7 +95,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	status = rdma_run_alloc(rdma);
 	if (status != DOCA_SUCCESS)
 		return status;
-	status = engine_worker_create(ctx->dev, &conf, &rdma->worker);
+	status = rdma->engine_ops->worker_create(ctx->dev, &conf, &rdma->worker);
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("rdma start: the soft NIC could not be set up: %s", doca_error_get_descr(status));
 		rdma->worker = NULL;
@@ -112,14 +112,14 @@ static void rdma_stop(struct doca_ctx *ctx)
 	/* Every posted receive and outstanding operation completes with an
 	 * error through the PE. */
 	if (rdma->worker != NULL)
-		engine_worker_flush(rdma->worker);
+		rdma->engine_ops->worker_flush(rdma->worker);
 }
 
 static bool rdma_stop_finished(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_from_ctx(ctx);
 
-	return rdma->worker == NULL || engine_worker_outstanding(rdma->worker) == 0;
+	return rdma->worker == NULL || rdma->engine_ops->worker_outstanding(rdma->worker) == 0;
 }
 
 static void rdma_stopped(struct doca_ctx *ctx)
@@ -128,7 +128,7 @@ static void rdma_stopped(struct doca_ctx *ctx)
 	uint16_t i;
 
 	if (rdma->worker != NULL)
-		engine_worker_destroy(rdma->worker);
+		rdma->engine_ops->worker_destroy(rdma->worker);
 	rdma->worker = NULL;
 	/* The slots stay (the application may still hold pointers to them)
 	 * but no longer lead anywhere. */
@@ -143,7 +143,7 @@ static unsigned int rdma_progress(struct doca_ctx *ctx)
 	unsigned int done = 0;
 
 	if (rdma->worker != NULL)
-		done += engine_worker_progress(rdma->worker);
+		done += rdma->engine_ops->worker_progress(rdma->worker);
 	return done;
 }
 
@@ -196,12 +196,15 @@ static void rdma_props_default(struct rdma_props *props)
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 {
+	const struct engine_ops *engine_ops;
 	struct doca_rdma *rdma;
 
 	if (dev == NULL)
 		return rdma_null_arg(__func__, "dev");
 	if (rdma_out == NULL)
 		return rdma_null_arg(__func__, "rdma output pointer");
+	if (engine_ops_select(&engine_ops) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* engine_ops_select said why */
 	rdma = calloc(1, sizeof(*rdma));
 	if (rdma == NULL) {
 		SDK_LOG_ERR("%s: out of memory", __func__);
@@ -213,6 +216,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	atomic_init(&rdma->events_count, 0);
+	rdma->engine_ops = engine_ops;
 	rdma_props_default(&rdma->props);
 	if (softdoca_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev) != DOCA_SUCCESS) {
 		/* softdoca_ctx_init said why */

@@ -4,8 +4,9 @@
  * rdma_conn.c (export/connect, connection events), rdma_cm.c (RDMA CM)
  * and rdma_tasks.c (the eleven task types). Not installed.
  *
- * A struct doca_rdma embeds the generic struct doca_ctx. From start to
- * IDLE it owns one engine_worker (the soft NIC) and a fixed array of
+ * A struct doca_rdma embeds the generic struct doca_ctx. It reaches its
+ * engine only through the ops table chosen at create (engine.h). From start
+ * to IDLE it owns one engine_worker (the soft NIC) and a fixed array of
  * connection slots; connection events that the engine reports on any
  * thread wait in a small mutex-protected ring until the progress op hands
  * them to the application's callbacks inside doca_pe_progress.
@@ -137,6 +138,9 @@ struct doca_rdma {
 	doca_rdma_connection_failure_cb_t failure_cb;
 	doca_rdma_connection_disconnection_cb_t disconnect_cb;
 
+	/* The engine behind this context (engine_ops_select at create):
+	 * every engine call goes through it. */
+	const struct engine_ops *engine_ops;
 	/* Run time: made by the start op, the worker destroyed when IDLE. */
 	struct engine_worker *worker;
 	/* Slots stay allocated until destroy or the next start, so a

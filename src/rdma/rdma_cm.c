@@ -151,7 +151,7 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 			    __func__);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	return engine_listen(rdma->worker, port);
+	return rdma->engine_ops->listen(rdma->worker, port);
 }
 
 DOCA_EXPERIMENTAL
@@ -166,7 +166,7 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 	status = rdma_check_running(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
-	return engine_listen_stop(rdma->worker, port);
+	return rdma->engine_ops->listen_stop(rdma->worker, port);
 }
 
 /* A connection request this context has not answered yet. */
@@ -193,7 +193,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	status = engine_conn_accept(rdma_connection->engine, private_data, private_data_len);
+	status = rdma_connection->rdma->engine_ops->conn_accept(rdma_connection->engine, private_data, private_data_len);
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma_connection->state = RDMA_CONN_CONNECTING;
@@ -207,7 +207,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	status = engine_conn_reject(rdma_connection->engine);
+	status = rdma_connection->rdma->engine_ops->conn_reject(rdma_connection->engine);
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma_connection->state = RDMA_CONN_CLOSED;
@@ -249,11 +249,11 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		return status;
 	pending.rdma = rdma;
 	pending.user_data = connection_user_data;
-	status = engine_conn_connect_addr(rdma->worker, (const struct sockaddr *)&addr->sa, addr->sa_len,
-					  rdma_conn_bind_pending, &pending, &engine);
+	status = rdma->engine_ops->conn_connect_addr(rdma->worker, (const struct sockaddr *)&addr->sa, addr->sa_len,
+						     rdma_conn_bind_pending, &pending, &engine);
 	if (status != DOCA_SUCCESS)
 		return status;
-	conn = engine_conn_get_user(engine);
+	conn = rdma->engine_ops->conn_get_user(engine);
 	SDK_LOG_TRC("rdma %p: connection %u connecting to %s port %u", (void *)rdma, conn->id, addr->text,
 		    addr->port);
 	return DOCA_SUCCESS;
@@ -276,7 +276,7 @@ doca_error_t doca_rdma_connection_get_addr(const struct doca_rdma_connection *rd
 		return DOCA_ERROR_BAD_STATE;
 	}
 	a = &conn->peer_addr;
-	if (engine_conn_peer_addr(conn->engine, &a->sa, &a->sa_len) != DOCA_SUCCESS) {
+	if (conn->rdma->engine_ops->conn_peer_addr(conn->engine, &a->sa, &a->sa_len) != DOCA_SUCCESS) {
 		SDK_LOG_ERR("%s: connection %u has no peer address (it was made by export/connect)", __func__, conn->id);
 		return DOCA_ERROR_NOT_FOUND;
 	}

@@ -37,7 +37,7 @@ void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_ev
 	if (!queued) {
 		/* Cannot happen with RDMA_EVENTS_PER_CONN slots per connection. */
 		SDK_LOG_CRIT("rdma %p: connection event ring full, event %d of connection %u lost", (void *)rdma,
-			     (int)event, engine_conn_id(conn));
+			     (int)event, rdma->engine_ops->conn_id(conn));
 		return;
 	}
 	softdoca_pe_wake(rdma->ctx.pe);
@@ -118,7 +118,7 @@ static doca_rdma_connection_established_cb_t rdma_conn_apply_event(struct doca_r
 struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engine_conn *engine,
 					    enum rdma_conn_state state)
 {
-	uint32_t id = engine_conn_id(engine);
+	uint32_t id = rdma->engine_ops->conn_id(engine);
 	struct doca_rdma_connection *conn = &rdma->conns[id - 1];
 
 	memset(conn, 0, sizeof(*conn));
@@ -128,7 +128,7 @@ struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engin
 	conn->state = state;
 	if (id > rdma->num_conns)
 		rdma->num_conns = (uint16_t)id;
-	engine_conn_set_user(engine, conn);
+	rdma->engine_ops->conn_set_user(engine, conn);
 	return conn;
 }
 
@@ -142,7 +142,7 @@ static void rdma_deliver_request(struct doca_rdma *rdma, struct engine_conn *eng
 		SDK_LOG_ERR("rdma: connection request %u rejected: no request callback was set "
 			    "(doca_rdma_set_connection_state_callbacks)",
 			    conn->id);
-		(void)engine_conn_reject(engine);
+		(void)rdma->engine_ops->conn_reject(engine);
 		return;
 	}
 	rdma->request_cb(conn, rdma->ctx.user_data);
@@ -166,7 +166,7 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 			rdma_deliver_request(rdma, ev.conn);
 			continue;
 		}
-		conn = engine_conn_get_user(ev.conn);
+		conn = rdma->engine_ops->conn_get_user(ev.conn);
 		if (conn == NULL) {
 			SDK_LOG_DBG("rdma %p: %s event of an unknown connection ignored", (void *)rdma,
 				    rdma_event_name(ev.event));
@@ -178,7 +178,7 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 			cb(conn, conn->user_data, rdma->ctx.user_data);
 		/* A closed connection's slot may serve a new one from now on. */
 		if (ev.event != ENGINE_CONN_ESTABLISHED && conn->engine != NULL && rdma->worker != NULL)
-			engine_conn_release(conn->engine);
+			rdma->engine_ops->conn_release(conn->engine);
 		/* A callback may have stopped the context all the way to IDLE. */
 		if (rdma->ctx.state == DOCA_CTX_STATE_IDLE)
 			break;
@@ -238,7 +238,7 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	status = rdma_check_running(rdma, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
-	status = engine_conn_export(rdma->worker, &engine, &desc, &desc_len);
+	status = rdma->engine_ops->conn_export(rdma->worker, &engine, &desc, &desc_len);
 	if (status != DOCA_SUCCESS)
 		return status;
 	conn = rdma_conn_bind(rdma, engine, RDMA_CONN_EXPORTED);
@@ -276,8 +276,8 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 			    rdma_connection->id);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	status = engine_conn_connect(rdma_connection->engine, remote_rdma_conn_details,
-				     remote_rdma_conn_details_size);
+	status = rdma->engine_ops->conn_connect(rdma_connection->engine, remote_rdma_conn_details,
+						remote_rdma_conn_details_size);
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma_connection->state = RDMA_CONN_CONNECTING;
@@ -301,14 +301,14 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 		SDK_LOG_ERR("%s: connection %u is gone: its rdma context was stopped", __func__, conn->id);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	status = engine_conn_disconnect(conn->engine);
+	status = conn->rdma->engine_ops->conn_disconnect(conn->engine);
 	if (status != DOCA_SUCCESS)
 		return status;
 	conn->disconnect_called = true;
 	/* Ours to close: no callback for our own disconnect; the slot is free. */
 	if (conn->state != RDMA_CONN_CLOSED) {
 		conn->state = RDMA_CONN_CLOSED;
-		engine_conn_release(conn->engine);
+		conn->rdma->engine_ops->conn_release(conn->engine);
 	}
 	SDK_LOG_TRC("rdma connection %u: disconnect requested", conn->id);
 	return DOCA_SUCCESS;

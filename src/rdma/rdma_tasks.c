@@ -652,7 +652,7 @@ static void rdma_task_results(struct rdma_task *t, const struct engine_wr *wr, b
 		r->result_len = (uint32_t)wr->result_len;
 		r->result_opcode = (enum doca_rdma_opcode)wr->result_kind;
 		r->result_imm = wr->result_imm;
-		r->result_conn = wr->result_conn == NULL ? NULL : engine_conn_get_user(wr->result_conn);
+		r->result_conn = wr->result_conn == NULL ? NULL : rdma_of(&t->task)->engine_ops->conn_get_user(wr->result_conn);
 		/* A write with immediate placed its bytes in the written region,
 		 * not in this receive's buffer: only a send grows it. */
 		if (ok && wr->result_kind != ENGINE_RECV_WRITE_IMM)
@@ -714,6 +714,7 @@ typedef doca_error_t (*rdma_prepare_fn)(const struct doca_task *task, struct eng
 static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn prepare)
 {
 	struct rdma_task *t = container_of(task, struct rdma_task, task);
+	struct doca_rdma *rdma = rdma_of(task);
 	doca_error_t status = prepare(task, &t->wr);
 
 	if (unlikely(status != DOCA_SUCCESS)) {
@@ -725,8 +726,8 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	/* Engine errors (DOCA_ERROR_FULL: send queue full, NOT_CONNECTED) go
 	 * back to the caller, who keeps the task. */
 	if (t->wr.opcode == ENGINE_OP_RECV)
-		return engine_post_recv(rdma_of(task)->worker, &t->wr);
-	return engine_post(&t->wr);
+		return rdma->engine_ops->post_recv(rdma->worker, &t->wr);
+	return rdma->engine_ops->post(&t->wr);
 }
 
 static doca_error_t rdma_task_check(const struct doca_task *task, rdma_prepare_fn prepare)
@@ -736,7 +737,7 @@ static doca_error_t rdma_task_check(const struct doca_task *task, rdma_prepare_f
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (scratch.conn != NULL && !engine_conn_is_usable(scratch.conn)) {
+	if (scratch.conn != NULL && !rdma_of(task)->engine_ops->conn_is_usable(scratch.conn)) {
 		SDK_LOG_ERR("%s: connection %u is not usable (not connected yet, failed or closed)", task->type->name,
 			    rdma_task_of(task)->conn->id);
 		return DOCA_ERROR_NOT_CONNECTED;
