@@ -188,6 +188,11 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
+SOFTDOCA_EXPORT bool softdoca_ctx_in_pe_progress(const struct doca_ctx *ctx)
+{
+	return ctx->pe != NULL && ctx->pe->progressing;
+}
+
 SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason)
 {
 	if (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING)

@@ -158,6 +158,12 @@ SOFTDOCA_EXPORT void softdoca_task_complete(struct doca_task *task, doca_error_t
  * doca_pe_progress. Any thread. */
 SOFTDOCA_EXPORT void softdoca_pe_wake(struct doca_pe *pe);
 
+/* Whether ctx's PE is inside doca_pe_progress (delivering completions,
+ * whose callbacks may submit tasks): work submitted now may wait for
+ * the ctx's deliver op, at the end of the same progress call, to be
+ * sent together (a doorbell rung once). */
+SOFTDOCA_EXPORT bool softdoca_ctx_in_pe_progress(const struct doca_ctx *ctx);
+
 static inline struct doca_ctx *softdoca_task_ctx(const struct doca_task *task)
 {
 	return task->type->ctx;

@@ -592,6 +592,7 @@ static doca_error_t worker_set_handlers(struct engine_worker *w)
 		{WIRE_AM_RESP, engine_am_resp},
 		{WIRE_AM_PING, engine_am_ping},
 		{WIRE_AM_ACK, engine_am_ack},
+		{WIRE_AM_BATCH, engine_am_batch},
 	};
 
 	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
@@ -714,6 +715,7 @@ void engine_worker_destroy(struct engine_worker *w)
 	 * rendezvous receives still held (the memory regions). */
 	engine_target_abandon(w);
 	engine_target_pools_free(w);
+	engine_batches_free(w);
 	svc_quiesce();
 	ucx_put(w->ucx);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {

@@ -68,9 +68,13 @@ struct engine_remote {
 	uint64_t len;                   /* READ: bytes to read; WRITE: room at addr (checked on the target too) */
 };
 
+/* engine_wr.post_flags */
+#define ENGINE_POST_DEFER 0x1 /* may wait for the worker's next flush_posts (a doorbell rung later) */
+
 struct engine_wr {
 	/* Set by the caller before engine_post. */
 	uint8_t opcode;                 /* enum engine_opcode */
+	uint8_t post_flags;             /* ENGINE_POST_* */
 	struct engine_conn *conn;       /* NULL for RECV */
 	uint32_t num_sge;
 	/* Source (SEND*, WRITE*, SYNC_SET: 8 bytes) or destination (RECV,
@@ -182,6 +186,10 @@ bool engine_conn_is_usable(const struct engine_conn *conn); /* connected locally
  * when conn cannot carry it. On success done() will run exactly once. */
 doca_error_t engine_post(struct engine_wr *wr);
 
+/* Send the requests engine_post held back (ENGINE_POST_DEFER): several
+ * small ones to a peer travel as one message. */
+void engine_flush_posts(struct engine_worker *worker);
+
 /* Post a receive (opcode RECV, conn NULL): the oldest posted receive takes
  * the next incoming send, send-with-immediate or write-with-immediate on
  * any connection of the worker. done() runs exactly once. */
@@ -232,6 +240,9 @@ struct engine_ops {
 	/* The data path: one indirect call per work request. */
 	doca_error_t (*post)(struct engine_wr *wr);
 	doca_error_t (*post_recv)(struct engine_worker *worker, struct engine_wr *wr);
+	/* Send what posts with ENGINE_POST_DEFER held back (cheap when
+	 * nothing is: no lock). */
+	void (*flush_posts)(struct engine_worker *worker);
 };
 
 /* The soft NIC over UCX (the functions above; engine_ops.c). */

@@ -84,10 +84,29 @@ enum engine_conn_state {
 	CONN_CLOSED,      /* disconnected or failed: nothing more moves */
 };
 
+/* Requests held back by ENGINE_POST_DEFER for one peer, sent together as
+ * one WIRE_AM_BATCH (initiator.c); a buffer of the worker's pool, which
+ * stays until UCX has sent it. Its entries are consecutive sequence
+ * numbers of the connection's send queue. */
+#define ENGINE_BATCH_BYTES 16384
+#define ENGINE_BATCH_ENTRY_MAX 4096 /* larger payloads travel alone */
+
+struct engine_batch {
+	struct engine_batch *next;          /* the pool's free list */
+	struct engine_batch *all_next;      /* every buffer the pool made */
+	struct engine_conn *conn;
+	uint64_t first_seq;
+	uint32_t count;
+	size_t len;                         /* bytes of data used */
+	struct wire_batch hdr;
+	uint64_t data[ENGINE_BATCH_BYTES / 8];
+};
+
 /* Target objects (target.c). */
 struct tgt_op;
 struct tgt_resp;
 struct rndv_ctx;
+struct tgt_batch;
 
 struct engine_conn {
 	struct engine_worker *worker;
@@ -139,6 +158,8 @@ struct engine_conn {
 	uint32_t ack_count;                 /* retired since the last acknowledgement */
 	uint64_t ack_wr_id;
 	struct engine_conn *ack_next;
+	/* Initiator: requests held back (ENGINE_POST_DEFER), not yet sent. */
+	struct engine_batch *batch;
 	/* Kept across reuse of the slot (ENGINE_CONN_RESET_SIZE stops short
 	 * of them): the service thread may still hold an epoll event naming
 	 * one from the slot's last use and reads its kind, worker and conn
@@ -150,6 +171,10 @@ struct engine_conn {
 	 * across reuse: a late UCX callback naming a slot never sees freed
 	 * memory, and sequence numbers never repeat. */
 	struct engine_sq sq;
+	/* On the worker's batch_list (kept across reuse, like sq: the list
+	 * may still name the slot; flush_posts skips it then). */
+	bool batch_listed;
+	struct engine_conn *batch_next;
 };
 
 /* What a reused connection slot clears: everything before the watch
@@ -221,6 +246,7 @@ struct engine_worker {
 	 * UCX's to release if it finishes before the callback returns. */
 	struct tgt_op *handler_op;
 	bool handler_released;
+	bool handler_kept;                  /* ... and the op kept it (queued) */
 	struct rndv_ctx *rndv_list;         /* rendezvous receives in flight */
 	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
 	/* Target objects come from these pools (target.c): the data path
@@ -229,6 +255,12 @@ struct engine_worker {
 	struct tgt_resp *resp_free;
 	struct engine_pool_chunk *chunks;
 	struct engine_conn *ack_list;       /* connections with an acknowledgement to send */
+	struct engine_conn *batch_list;     /* connections with an open batch */
+	atomic_uint batches_open;           /* their number: flush_posts looks without the lock */
+	struct engine_batch *batch_free;
+	struct engine_batch *batch_all;
+	struct tgt_batch *handler_batch;    /* the batch whose active message callback is running */
+	struct tgt_batch *tbatch_free;
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
 	atomic_uint cm_pending;             /* connections and pre-request sockets with a CM deadline */
@@ -330,6 +362,7 @@ ucs_status_t engine_am_ack(void *arg, const void *header, size_t header_length, 
 			   const ucp_am_recv_param_t *param);
 void engine_fail_conn_ops(struct engine_conn *conn, doca_error_t status);
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status);
+void engine_batches_free(struct engine_worker *w);
 void engine_wr_finish(struct engine_worker *w, struct engine_wr *wr);
 uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c);
 
@@ -347,6 +380,8 @@ static inline void engine_worker_unlock(struct engine_worker *w)
 }
 ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			   const ucp_am_recv_param_t *param);
+ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			     const ucp_am_recv_param_t *param);
 void engine_target_kick(struct engine_conn *conn);
 void engine_target_kick_all(struct engine_worker *w);
 void engine_target_expire(struct engine_worker *w, uint64_t now);

@@ -35,6 +35,7 @@ const struct engine_ops engine_ucx_ops = {
 	.conn_is_usable = engine_conn_is_usable,
 	.post = engine_post,
 	.post_recv = engine_post_recv,
+	.flush_posts = engine_flush_posts,
 };
 
 static const struct engine_ops *const engine_all_ops[] = {

@@ -17,6 +17,7 @@
  * that stand for every such operation up to a sequence number
  * (WIRE_AM_ACK); failures and results come one by one.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core_engine.h"
@@ -150,11 +151,6 @@ static doca_error_t slot_take(struct engine_conn *c, struct engine_wr *wr)
 	return DOCA_SUCCESS;
 }
 
-static bool op_carries_payload(uint8_t op)
-{
-	return op == ENGINE_OP_SEND || op == ENGINE_OP_SEND_IMM || op == ENGINE_OP_WRITE || op == ENGINE_OP_WRITE_IMM ||
-	       op == ENGINE_OP_SYNC_SET;
-}
 
 static void req_fill(const struct engine_wr *wr, struct wire_req *r)
 {
@@ -194,12 +190,177 @@ static doca_error_t post_recv(struct engine_worker *w, struct engine_wr *wr)
 	return DOCA_SUCCESS;
 }
 
+/* ---- held-back requests (ENGINE_POST_DEFER) ------------------------- */
+
+/* A batch buffer from the worker's pool (made on first need, given back
+ * with the worker: engine_batches_free). */
+static struct engine_batch *batch_get(struct engine_worker *w)
+{
+	struct engine_batch *b = w->batch_free;
+
+	if (b != NULL) {
+		w->batch_free = b->next;
+	} else {
+		b = malloc(sizeof(*b));
+		if (b == NULL)
+			return NULL;
+		b->all_next = w->batch_all;
+		w->batch_all = b;
+	}
+	b->next = NULL;
+	b->count = 0;
+	b->len = 0;
+	return b;
+}
+
+static void batch_put(struct engine_worker *w, struct engine_batch *b)
+{
+	b->next = w->batch_free;
+	w->batch_free = b;
+}
+
+/* The worker is gone (UCX calls back no more). */
+void engine_batches_free(struct engine_worker *w)
+{
+	while (w->batch_all != NULL) {
+		struct engine_batch *b = w->batch_all;
+
+		w->batch_all = b->all_next;
+		free(b);
+	}
+	w->batch_free = NULL;
+}
+
+static void batch_sent(void *request, ucs_status_t st, void *user)
+{
+	struct engine_batch *b = user;
+
+	ucp_request_free(request);
+	/* A failed send fails the connection, and with it the requests. */
+	if (st != UCS_OK)
+		SDK_LOG_DBG("connection %u: batch of %u requests not sent: %s", b->conn->id, b->count,
+			    ucs_status_string(st));
+	batch_put(b->conn->worker, b);
+}
+
+/* Send c's open batch: a single request as a plain one, several as one
+ * WIRE_AM_BATCH, always eagerly (they are small). Lock held. */
+static void batch_send(struct engine_worker *w, struct engine_conn *c)
+{
+	struct engine_batch *b = c->batch;
+	ucp_request_param_t p = {0};
+	ucs_status_ptr_t req;
+
+	c->batch = NULL;
+	atomic_fetch_sub_explicit(&w->batches_open, 1, memory_order_relaxed);
+	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	p.flags = UCP_AM_SEND_FLAG_EAGER;
+	p.cb.send = batch_sent;
+	p.user_data = b;
+	if (b->count == 1) {
+		struct wire_req r;
+		size_t len;
+
+		memcpy(&r, b->data, sizeof(r));
+		len = wire_op_carries_payload(r.opcode) ? (size_t)r.length : 0;
+		req = ucp_am_send_nbx(c->ep, WIRE_AM_REQ, b->data, sizeof(r),
+				      len > 0 ? (uint8_t *)b->data + sizeof(r) : NULL, len, &p);
+	} else {
+		b->hdr = (struct wire_batch){.version = WIRE_VERSION, .count = b->count};
+		req = ucp_am_send_nbx(c->ep, WIRE_AM_BATCH, &b->hdr, sizeof(b->hdr), b->data, b->len, &p);
+	}
+	if (req == NULL) {
+		batch_put(w, b);
+		return;
+	}
+	if (!UCS_PTR_IS_ERR(req))
+		return; /* batch_sent gives the buffer back */
+	SDK_LOG_ERR("connection %u: send of %u requests failed: %s", c->id, b->count,
+		    ucs_status_string(UCS_PTR_STATUS(req)));
+	for (uint64_t s = b->first_seq; s != b->first_seq + b->count; s++) {
+		struct engine_slot *slot = sq_slot(c, s);
+
+		if (slot->wr != NULL && slot->seq == s)
+			wr_mark_answered(slot->wr, DOCA_ERROR_CONNECTION_ABORTED);
+	}
+	batch_put(w, b);
+	sq_retire(w, c);
+}
+
+/* c's open batch goes with its connection: its requests fail there. */
+static void batch_discard(struct engine_worker *w, struct engine_conn *c)
+{
+	if (c->batch == NULL)
+		return;
+	batch_put(w, c->batch);
+	c->batch = NULL;
+	atomic_fetch_sub_explicit(&w->batches_open, 1, memory_order_relaxed);
+}
+
+/* Copy request r (header, then its payload gathered from wr's list) into
+ * c's open batch; false if it must travel alone. */
+static bool batch_add(struct engine_worker *w, struct engine_conn *c, const struct engine_wr *wr,
+		      const struct wire_req *r, uint64_t payload)
+{
+	size_t need = wire_pad8(sizeof(*r) + payload);
+	uint8_t *at;
+
+	if (payload > ENGINE_BATCH_ENTRY_MAX)
+		return false;
+	if (c->batch != NULL && (c->batch->len + need > ENGINE_BATCH_BYTES || c->batch->count == WIRE_BATCH_MAX))
+		batch_send(w, c);
+	if (c->batch == NULL) {
+		c->batch = batch_get(w);
+		if (c->batch == NULL)
+			return false;
+		c->batch->conn = c;
+		c->batch->first_seq = wr->wr_id;
+		atomic_fetch_add_explicit(&w->batches_open, 1, memory_order_relaxed);
+		if (!c->batch_listed) {
+			c->batch_listed = true;
+			c->batch_next = w->batch_list;
+			w->batch_list = c;
+		}
+	}
+	at = (uint8_t *)c->batch->data + c->batch->len;
+	memcpy(at, r, sizeof(*r));
+	at += sizeof(*r);
+	for (uint32_t i = 0; i < wr->num_sge && payload > 0; i++) {
+		memcpy(at, wr->sge[i].addr, wr->sge[i].len);
+		at += wr->sge[i].len;
+	}
+	/* Padding goes to the peer: never stale bytes. */
+	memset(at, 0, need - sizeof(*r) - payload);
+	c->batch->len += need;
+	c->batch->count++;
+	return true;
+}
+
+void engine_flush_posts(struct engine_worker *w)
+{
+	struct engine_conn *c;
+
+	/* Posts and this flush come from the application's thread: the
+	 * count is exact for it (another thread only lowers it). */
+	if (atomic_load_explicit(&w->batches_open, memory_order_relaxed) == 0)
+		return;
+	pthread_mutex_lock(&w->lock);
+	while ((c = w->batch_list) != NULL) {
+		w->batch_list = c->batch_next;
+		c->batch_next = NULL;
+		c->batch_listed = false;
+		if (c->batch != NULL)
+			batch_send(w, c);
+	}
+	engine_worker_unlock(w);
+}
+
 static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 {
 	struct wire_req *r = (struct wire_req *)wr->hdr_space;
 	ucp_request_param_t p = {0};
 	ucs_status_ptr_t req;
-	bool payload = op_carries_payload(wr->opcode);
+	bool payload = wire_op_carries_payload(wr->opcode);
 	doca_error_t status;
 	void *buffer = NULL;
 	size_t count = 0;
@@ -222,6 +383,12 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	wr->answered = 0;
 	wr->recv_req = NULL;
 	w->outstanding++;
+	if ((wr->post_flags & ENGINE_POST_DEFER) && batch_add(w, wr->conn, wr, r, payload ? sge_total(wr) : 0)) {
+		wr->send_pending = 0; /* copied: the batch carries it */
+		return DOCA_SUCCESS;
+	}
+	if (wr->conn->batch != NULL)
+		batch_send(w, wr->conn); /* what was held back goes first */
 
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
 	p.cb.send = req_send_cb;
@@ -450,7 +617,7 @@ uint64_t engine_initiator_bulk_bytes(const struct engine_conn *c)
 	for (uint64_t s = c->sq.tail; s != c->sq.head; s++) {
 		const struct engine_wr *wr = sq_slot(c, s)->wr;
 
-		if (wr->send_pending && op_carries_payload(wr->opcode))
+		if (wr->send_pending && wire_op_carries_payload(wr->opcode))
 			bytes += sge_total(wr);
 		if (!wr->answered && (wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET))
 			bytes += wr->remote.len;
@@ -468,6 +635,7 @@ void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 {
 	struct engine_worker *w = c->worker;
 
+	batch_discard(w, c);
 	/* Only c's own queue: a busy connection does not slow the others. */
 	for (uint64_t s = c->sq.tail; s != c->sq.head; s++) {
 		struct engine_slot *slot = sq_slot(c, s);
@@ -499,6 +667,7 @@ void engine_fail_all_ops(struct engine_worker *w, doca_error_t status)
 
 		if (c->sq.slots == NULL)
 			continue;
+		batch_discard(w, c);
 		for (uint64_t s = c->sq.tail; s != c->sq.head; s++)
 			wr_mark_answered(sq_slot(c, s)->wr, status); /* nothing is handed back here */
 		sq_retire(w, c);

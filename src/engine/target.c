@@ -91,7 +91,15 @@ struct tgt_op {
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
 	doca_error_t result;   /* LANDED: what its answer says */
 	struct tgt_op *next;   /* the connection's queue, or the free list */
+	struct tgt_batch *batch; /* data lies in this batch message (held once) */
 	struct rndv_ctx rx;    /* RECEIVING (and DROPPED from it): the payload's receive */
+};
+
+/* A batch message whose payload requests still use (they hold it). */
+struct tgt_batch {
+	void *data;            /* UCX's (released with ucp_am_data_release) */
+	uint32_t refs;
+	struct tgt_batch *next; /* the free list */
 };
 
 enum tgt_result {
@@ -211,6 +219,33 @@ static void resp_put(struct engine_worker *w, struct tgt_resp *resp)
 	w->resp_free = resp;
 }
 
+static struct tgt_batch *tbatch_get(struct engine_worker *w)
+{
+	struct tgt_batch *b = w->tbatch_free;
+
+	if (b == NULL) {
+		struct tgt_batch *all = pool_chunk_new(w, sizeof(*all));
+
+		if (all == NULL)
+			return NULL;
+		for (int i = 1; i < POOL_CHUNK; i++) {
+			all[i].next = w->tbatch_free;
+			w->tbatch_free = &all[i];
+		}
+		b = &all[0];
+	} else {
+		w->tbatch_free = b->next;
+	}
+	b->next = NULL;
+	return b;
+}
+
+static void tbatch_put(struct engine_worker *w, struct tgt_batch *b)
+{
+	b->next = w->tbatch_free;
+	w->tbatch_free = b;
+}
+
 /* The worker is gone (UCX will call back no more): free the chunks. */
 #include <stdio.h>
 void engine_target_pools_free(struct engine_worker *w)
@@ -223,6 +258,7 @@ void engine_target_pools_free(struct engine_worker *w)
 	}
 	w->op_free = NULL;
 	w->resp_free = NULL;
+	w->tbatch_free = NULL;
 }
 
 static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
@@ -237,10 +273,24 @@ static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
 	}
 }
 
+static void tbatch_put(struct engine_worker *w, struct tgt_batch *b);
+
 static void op_release_data(struct engine_worker *w, struct tgt_op *op)
 {
 	if (op->data == NULL)
 		return;
+	if (op->batch != NULL) {
+		struct tgt_batch *b = op->batch;
+
+		op->batch = NULL;
+		op->data = NULL;
+		/* The batch's callback holds a reference while it runs. */
+		if (--b->refs == 0) {
+			ucp_am_data_release(w->ucp, b->data);
+			tbatch_put(w, b);
+		}
+		return;
+	}
 	if (op == w->handler_op)
 		w->handler_released = true; /* UCX releases it when the callback says UCS_OK */
 	else
@@ -1081,54 +1131,131 @@ uint64_t engine_target_bulk_bytes(const struct engine_conn *c)
 	return bytes;
 }
 
-ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param)
+/* Queue an incoming request on its connection and run what can run.
+ * data: its payload (or rendezvous descriptor), kept until the op
+ * retires; batch: the batch message it came in, if any (held once). */
+static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void *data, size_t length, bool rndv,
+			struct tgt_batch *batch)
 {
-	struct engine_worker *w = arg;
-	struct wire_req req;
-	const struct wire_req *r = &req;
 	struct engine_conn *c;
 	struct tgt_op *op;
 
-	if (wire_check(WIRE_AM_REQ, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
-	memcpy(&req, header, sizeof(req)); /* any alignment */
 	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
-		return UCS_OK;
+		return;
 	if (!c->peer_hello) {
 		SDK_LOG_ERR_RL("connection %u: operation before the peer's HELLO: dropped", c->id);
-		return UCS_OK;
+		return;
 	}
 	if (c->tq_len >= TQ_MAX) {
 		SDK_LOG_ERR_RL("connection %u: more than %d operations waiting: refusing more", c->id, TQ_MAX);
-		return UCS_OK;
+		return;
 	}
 	op = op_get(w);
 	if (op == NULL) {
 		SDK_LOG_ERR_RL("connection %u: no memory for an incoming operation: dropped", c->id);
-		return UCS_OK;
+		return;
 	}
 	op->req = *r;
 	op->state = TGT_OP_QUEUED;
 	op->deadline_ns = 0;
 	op->rx.req = NULL;
 	op->data_len = length;
-	op->rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-	/* We keep the payload (or the rendezvous descriptor) until the op
-	 * runs; UCS_INPROGRESS below tells UCX so. */
+	op->rndv = rndv;
 	op->data = length > 0 ? data : NULL;
+	op->batch = op->data != NULL ? batch : NULL;
+	if (op->batch != NULL)
+		op->batch->refs++;
+	else if (op->data != NULL)
+		w->handler_kept = true;
 	if (c->tq_tail == NULL)
 		c->tq_head = op;
 	else
 		c->tq_tail->next = op;
 	c->tq_tail = op;
 	c->tq_len++;
-	w->handler_op = op;
-	w->handler_released = false;
+	w->handler_op = batch == NULL ? op : NULL;
 	tq_run(c);
 	w->handler_op = NULL;
+}
+
+ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			   const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_req req;
+
+	if (wire_check(WIRE_AM_REQ, header, header_length) != DOCA_SUCCESS)
+		return UCS_OK;
+	memcpy(&req, header, sizeof(req)); /* any alignment */
+	w->handler_released = false;
+	w->handler_kept = false;
+	tgt_enqueue(w, &req, data, length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, NULL);
 	/* UCS_INPROGRESS: we keep the payload (or the rendezvous descriptor,
-	 * or its receive started) past this callback. */
-	return length > 0 && !w->handler_released ? UCS_INPROGRESS : UCS_OK;
+	 * or its receive started) past this callback. An op that was not
+	 * queued (dropped) never held it. */
+	return w->handler_kept && !w->handler_released ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* Several requests in one message: each entry is checked and queued as
+ * if it had come alone; they share the message's payload, which goes
+ * back to UCX when the last of them retires. */
+ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length, void *data, size_t length,
+			     const ucp_am_recv_param_t *param)
+{
+	struct engine_worker *w = arg;
+	struct wire_batch hdr;
+	struct tgt_batch *b;
+	const uint8_t *p = data;
+	size_t off = 0;
+	uint32_t i;
+
+	if (wire_check(WIRE_AM_BATCH, header, header_length) != DOCA_SUCCESS)
+		return UCS_OK;
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+		SDK_LOG_ERR_RL("batch of requests sent by rendezvous (batches are eager): dropped");
+		return UCS_OK;
+	}
+	memcpy(&hdr, header, sizeof(hdr));
+	b = tbatch_get(w);
+	if (b == NULL) {
+		SDK_LOG_ERR_RL("no memory for a batch of %u requests: dropped", hdr.count);
+		return UCS_OK;
+	}
+	b->data = data;
+	b->refs = 1; /* ours, while we look at it */
+	w->handler_batch = b;
+	for (i = 0; i < hdr.count; i++) {
+		struct wire_req r;
+		uint64_t plen;
+		size_t pad;
+
+		if (length - off < sizeof(r)) {
+			SDK_LOG_ERR_RL("batch: request %u of %u is missing or cut short: the rest dropped", i + 1,
+				       hdr.count);
+			break;
+		}
+		if (wire_check(WIRE_AM_REQ, p + off, sizeof(r)) != DOCA_SUCCESS)
+			break;
+		memcpy(&r, p + off, sizeof(r));
+		off += sizeof(r);
+		plen = wire_op_carries_payload(r.opcode) ? r.length : 0;
+		if (plen > length - off) {
+			SDK_LOG_ERR_RL("batch: request %u of %u claims %llu payload bytes, %zu remain: the rest dropped",
+				       i + 1, hdr.count, (unsigned long long)plen, length - off);
+			break;
+		}
+		tgt_enqueue(w, &r, (void *)(p + off), (size_t)plen, false, b);
+		off += (size_t)plen;
+		pad = wire_pad8(off) - off;
+		off += pad < length - off ? pad : length - off;
+	}
+	if (i == hdr.count && off != length)
+		SDK_LOG_ERR_RL("batch: %zu bytes past its %u requests: ignored", length - off, hdr.count);
+	w->handler_batch = NULL;
+	if (--b->refs == 0) {
+		tbatch_put(w, b);
+		return UCS_OK; /* every request is done with the payload */
+	}
+	return UCS_INPROGRESS; /* the last request to retire releases it */
 }

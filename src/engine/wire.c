@@ -149,6 +149,8 @@ static size_t wire_header_size(enum wire_am_id id)
 		return sizeof(struct wire_ping);
 	case WIRE_AM_ACK:
 		return sizeof(struct wire_ack);
+	case WIRE_AM_BATCH:
+		return sizeof(struct wire_batch);
 	}
 	return 0;
 }
@@ -217,6 +219,16 @@ doca_error_t wire_check(enum wire_am_id id, const void *header, size_t header_le
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 	}
+	if (id == WIRE_AM_BATCH) {
+		struct wire_batch b;
+
+		memcpy(&b, header, sizeof(b));
+		if (b.flags != 0 || b.count < 2 || b.count > WIRE_BATCH_MAX) {
+			SDK_LOG_ERR_RL("batch with flags 0x%x and %u requests (2 to %d): dropped", b.flags, b.count,
+				       WIRE_BATCH_MAX);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
 	if (id == WIRE_AM_PING) {
 		struct wire_ping ping;
 
@@ -244,11 +256,11 @@ doca_error_t engine_wire_header_check(const void *header, size_t header_len)
 	if (header == NULL || header_len < 2)
 		return DOCA_ERROR_INVALID_VALUE;
 	memcpy(&id, header, 2);
-	if (id % 7 == 6) {
+	if (id % 8 == 7) {
 		struct wire_cm cm;
 		size_t frame_len;
 
 		return wire_cm_parse((const uint8_t *)header + 2, header_len - 2, &cm, &frame_len);
 	}
-	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 7)), (const uint8_t *)header + 2, header_len - 2);
+	return wire_check((enum wire_am_id)(WIRE_AM_HELLO + (id % 8)), (const uint8_t *)header + 2, header_len - 2);
 }

@@ -29,6 +29,7 @@ enum wire_am_id {
 	WIRE_AM_RESP = 0x5d04,  /* its answer */
 	WIRE_AM_PING = 0x5d05,  /* "are you there?" (keepalive) or its answer */
 	WIRE_AM_ACK = 0x5d06,   /* "everything up to this request succeeded" */
+	WIRE_AM_BATCH = 0x5d07, /* several requests in one message */
 };
 
 /* RDMA CM frames on the CM's TCP socket: this header, then desc_len bytes
@@ -102,6 +103,31 @@ struct wire_req {
 	uint32_t imm;
 	uint32_t reserved;
 };
+
+/* Several small requests in one message (always eager): the payload is
+ * count entries, each a struct wire_req followed by its payload
+ * (req.length bytes for the opcodes that carry one, none for the
+ * others), padded to 8 bytes. Each entry is checked as a request of its
+ * own; the first malformed one ends the batch (the rest is dropped). */
+#define WIRE_BATCH_MAX 64
+
+struct wire_batch {
+	uint16_t version;
+	uint16_t flags;
+	uint32_t count;            /* 2 .. WIRE_BATCH_MAX */
+};
+
+/* Whether a request of this opcode carries a payload (req.length bytes). */
+static inline bool wire_op_carries_payload(uint8_t op)
+{
+	return op == ENGINE_OP_SEND || op == ENGINE_OP_SEND_IMM || op == ENGINE_OP_WRITE || op == ENGINE_OP_WRITE_IMM ||
+	       op == ENGINE_OP_SYNC_SET;
+}
+
+static inline size_t wire_pad8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
 
 /* The target runs a connection's requests in order and answers in that
  * order. A request whose success carries nothing (write, send, sync event

@@ -154,6 +154,9 @@ static unsigned int rdma_deliver(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_from_ctx(ctx);
 
+	/* Tasks the completion callbacks submitted go out now, together. */
+	if (rdma->worker != NULL)
+		rdma->engine_ops->flush_posts(rdma->worker);
 	return atomic_load(&rdma->events_count) > 0 ? rdma_deliver_events(rdma) : 0;
 }
 

@@ -1197,6 +1197,105 @@ static void scen_malformed(struct hostile *h)
 		am_send(h, AM_UNREGISTERED, &r, sizeof(r), h->small, SMALL_LEN, 0, "write under an unregistered AM id");
 }
 
+/* One entry of a forged batch: a request, the payload bytes that follow
+ * it (not always what it claims), and whether it is expected to be
+ * refused (answered with status) or dropped unanswered. */
+struct batch_entry {
+	struct wire_req r;
+	size_t payload;
+	bool dropped;
+	doca_error_t status;
+	const char *what;
+};
+
+/* Send the entries as one WIRE_AM_BATCH whose header says count (and
+ * flags), hdr_len bytes of it, with the UCX send flags am_flags. */
+static void send_batch(struct hostile *h, struct batch_entry *e, uint32_t n, uint32_t count, uint16_t flags,
+		       size_t hdr_len, uint32_t am_flags, const char *what)
+{
+	uint8_t buf[8 * (sizeof(struct wire_req) + SMALL_LEN)];
+	struct wire_batch b = {.version = WIRE_VERSION, .flags = flags, .count = count};
+	size_t off = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		size_t entry = wire_pad8(sizeof(e[i].r) + e[i].payload);
+
+		if (off + entry > sizeof(buf) || e[i].payload > SMALL_LEN) {
+			problem(h, "test bug: batch %s too large", what);
+			return;
+		}
+		if (expect_add(h, &e[i].r, e[i].dropped, e[i].status, e[i].what) == NULL)
+			return;
+		memset(buf + off, 0, entry);
+		memcpy(buf + off, &e[i].r, sizeof(e[i].r));
+		memcpy(buf + off + sizeof(e[i].r), h->small, e[i].payload);
+		off += entry;
+	}
+	am_send(h, WIRE_AM_BATCH, &b, hdr_len, buf, off, am_flags, what);
+}
+
+/* An out-of-bounds write the target refuses, as a batch entry. */
+static void batch_oob(struct hostile *h, struct batch_entry *e, bool dropped, const char *what)
+{
+	memset(e, 0, sizeof(*e));
+	write_req(h, &e->r, BASE(h) + LEN(h), 16);
+	e->payload = 16;
+	e->dropped = dropped;
+	e->status = DOCA_ERROR_INVALID_VALUE;
+	e->what = what;
+}
+
+/* Batches: each entry is judged as a request alone; a malformed entry
+ * ends its batch (the ones after it are dropped); a malformed batch
+ * header drops the whole batch. */
+static void scen_batch(struct hostile *h)
+{
+	struct batch_entry e[4];
+
+	batch_oob(h, &e[0], false, "batch entry 1 of 3 (out of bounds)");
+	batch_oob(h, &e[1], false, "batch entry 2 of 3 (out of bounds)");
+	batch_oob(h, &e[2], false, "batch entry 3 of 3 (out of bounds)");
+	send_batch(h, e, 3, 3, 0, sizeof(struct wire_batch), 0, "well-formed batch");
+
+	batch_oob(h, &e[0], false, "entry 1 of a batch claiming 4 with 2");
+	batch_oob(h, &e[1], false, "entry 2 of a batch claiming 4 with 2");
+	send_batch(h, e, 2, 4, 0, sizeof(struct wire_batch), 0, "batch with fewer entries than it says");
+
+	batch_oob(h, &e[0], false, "entry before one claiming too much payload");
+	batch_oob(h, &e[1], true, "entry claiming more payload than the batch holds");
+	e[1].r.length = 1u << 20;
+	batch_oob(h, &e[2], true, "entry after one claiming too much payload");
+	send_batch(h, e, 3, 3, 0, sizeof(struct wire_batch), 0, "batch with an overlong entry");
+
+	batch_oob(h, &e[0], false, "entry before one of another wire version");
+	batch_oob(h, &e[1], true, "entry of another wire version");
+	e[1].r.version = WIRE_VERSION + 1;
+	batch_oob(h, &e[2], true, "entry after one of another wire version");
+	send_batch(h, e, 3, 3, 0, sizeof(struct wire_batch), 0, "batch with a bad entry");
+
+	batch_oob(h, &e[0], false, "entry before one with a wrong connection secret");
+	batch_oob(h, &e[1], true, "entry with a wrong connection secret");
+	e[1].r.dst_secret[5] ^= 0x10;
+	batch_oob(h, &e[2], false, "entry after one with a wrong connection secret");
+	send_batch(h, e, 3, 3, 0, sizeof(struct wire_batch), 0, "batch with a forged entry");
+
+	batch_oob(h, &e[0], true, "entry of a batch of count 1");
+	batch_oob(h, &e[1], true, "second entry of a batch of count 1");
+	send_batch(h, e, 2, 1, 0, sizeof(struct wire_batch), 0, "batch of count 1");
+	batch_oob(h, &e[0], true, "entry of a batch of count 65");
+	batch_oob(h, &e[1], true, "second entry of a batch of count 65");
+	send_batch(h, e, 2, WIRE_BATCH_MAX + 1, 0, sizeof(struct wire_batch), 0, "batch of count 65");
+	batch_oob(h, &e[0], true, "entry of a batch with flags");
+	batch_oob(h, &e[1], true, "second entry of a batch with flags");
+	send_batch(h, e, 2, 2, 1, sizeof(struct wire_batch), 0, "batch with flags 1");
+	batch_oob(h, &e[0], true, "entry of a batch with a short header");
+	batch_oob(h, &e[1], true, "second entry of a batch with a short header");
+	send_batch(h, e, 2, 2, 0, sizeof(struct wire_batch) - 1, 0, "batch with a short header");
+	batch_oob(h, &e[0], true, "entry of a batch sent by rendezvous");
+	batch_oob(h, &e[1], true, "second entry of a batch sent by rendezvous");
+	send_batch(h, e, 2, 2, 0, sizeof(struct wire_batch), UCP_AM_SEND_FLAG_RNDV, "batch sent by rendezvous");
+}
+
 /* A flood of messages the target must drop, FLOOD_PER_KIND of each of four
  * kinds, each of which the target logs at its own place: wrong connection
  * secret, unknown connection id, short header, wrong wire version. None is
@@ -1417,6 +1516,7 @@ static const struct scenario conn_scenarios[] = {
 	{"atomic_noperm", scen_atomic_noperm},
 	{"sync_forged", scen_sync_forged},
 	{"malformed", scen_malformed},
+	{"batch", scen_batch},
 	{"flood", scen_flood},
 	{"resp_inject", scen_resp_inject},
 	{"cm_inject", scen_cm_inject},
