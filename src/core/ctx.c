@@ -188,9 +188,11 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
-SOFTDOCA_EXPORT bool softdoca_ctx_in_pe_progress(const struct doca_ctx *ctx)
+SOFTDOCA_EXPORT bool softdoca_task_may_wait(const struct doca_task *task)
 {
-	return ctx->pe != NULL && ctx->pe->progressing;
+	const struct doca_ctx *ctx = task->type->ctx;
+
+	return task->no_flush || (ctx->pe != NULL && ctx->pe->progressing);
 }
 
 SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason)

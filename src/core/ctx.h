@@ -72,6 +72,7 @@ struct doca_task {
 	union doca_data user_data;
 	doca_error_t status;
 	uint8_t state;           /* enum softdoca_task_state */
+	bool no_flush;           /* being submitted without DOCA_TASK_SUBMIT_FLAG_FLUSH */
 	struct doca_task *next;  /* pool free list, a library queue, or the PE completion queue */
 	/* Set while a graph instance runs this task as a node: the completion
 	 * goes to the graph, not to the task's callbacks (see graph.h). */
@@ -158,11 +159,13 @@ SOFTDOCA_EXPORT void softdoca_task_complete(struct doca_task *task, doca_error_t
  * doca_pe_progress. Any thread. */
 SOFTDOCA_EXPORT void softdoca_pe_wake(struct doca_pe *pe);
 
-/* Whether ctx's PE is inside doca_pe_progress (delivering completions,
- * whose callbacks may submit tasks): work submitted now may wait for
- * the ctx's deliver op, at the end of the same progress call, to be
- * sent together (a doorbell rung once). */
-SOFTDOCA_EXPORT bool softdoca_ctx_in_pe_progress(const struct doca_ctx *ctx);
+/* Whether the library may hold a task being submitted back and ring its
+ * doorbell later, together with others: it came through
+ * doca_task_submit_ex without DOCA_TASK_SUBMIT_FLAG_FLUSH (it goes at the
+ * next flushed submit or doca_pe_progress), or from inside
+ * doca_pe_progress (a completion callback resubmitting: it goes when the
+ * ctx's deliver op runs, at the end of that same progress call). */
+SOFTDOCA_EXPORT bool softdoca_task_may_wait(const struct doca_task *task);
 
 static inline struct doca_ctx *softdoca_task_ctx(const struct doca_task *task)
 {

@@ -159,7 +159,7 @@ void doca_task_free(struct doca_task *task)
 	type->ctx->num_allocated--;
 }
 
-static doca_error_t task_submit(struct doca_task *task)
+static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 {
 	struct doca_ctx *ctx;
 	doca_error_t status;
@@ -183,6 +183,7 @@ static doca_error_t task_submit(struct doca_task *task)
 	task->state = SOFTDOCA_TASK_INFLIGHT;
 	task->status = DOCA_SUCCESS;
 	ctx->num_inflight++;
+	task->no_flush = !flush;
 	status = task->type->ops->submit(task);
 	if (unlikely(status != DOCA_SUCCESS)) {
 		task->state = SOFTDOCA_TASK_ALLOCATED;
@@ -191,6 +192,11 @@ static doca_error_t task_submit(struct doca_task *task)
 	}
 	SDK_LOG_TRC("%s task %p submitted", task->type->name, (void *)task);
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t task_submit(struct doca_task *task)
+{
+	return task_submit_flags(task, true);
 }
 
 doca_error_t core_task_submit(struct doca_task *task)
@@ -213,7 +219,8 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 		SDK_LOG_ERR("doca_task_submit_ex: unknown flags 0x%x", flags & ~known);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return task_submit(task);
+	/* Without FLUSH the doorbell may wait (softdoca_task_may_wait). */
+	return task_submit_flags(task, (flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) != 0);
 }
 
 DOCA_STABLE

@@ -727,9 +727,10 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	 * back to the caller, who keeps the task. */
 	if (t->wr.opcode == ENGINE_OP_RECV)
 		return rdma->engine_ops->post_recv(rdma->worker, &t->wr);
-	/* Submitted from a completion callback: sent with the others at the
-	 * end of this doca_pe_progress (rdma_deliver flushes). */
-	t->wr.post_flags = softdoca_ctx_in_pe_progress(task->type->ctx) ? ENGINE_POST_DEFER : 0;
+	/* Submitted from a completion callback, or without FLUSH: sent with
+	 * the others when rdma_deliver flushes, or before the connection's
+	 * next request that is not held back. */
+	t->wr.post_flags = softdoca_task_may_wait(task) ? ENGINE_POST_DEFER : 0;
 	return rdma->engine_ops->post(&t->wr);
 }
 
