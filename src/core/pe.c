@@ -52,9 +52,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		free(p);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	pthread_mutex_init(&p->cq_lock, NULL);
 	atomic_init(&p->armed, false);
-	atomic_init(&p->cq_count, 0);
+	atomic_init(&p->cq_top, NULL);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE;
 	SDK_LOG_TRC("pe %p created", (void *)p);
 	*pe = p;
@@ -81,7 +80,6 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	}
 	free(pe->graphs);
 	close(pe->event_fd);
-	pthread_mutex_destroy(&pe->cq_lock);
 	softdoca_live_remove(pe);
 	SDK_LOG_TRC("pe %p destroyed", (void *)pe);
 	free(pe);
@@ -145,32 +143,47 @@ SOFTDOCA_EXPORT void softdoca_pe_wake(struct doca_pe *pe)
 /* Queue a completed task; called through softdoca_task_complete. */
 void core_pe_enqueue_completion(struct doca_pe *pe, struct doca_task *task)
 {
-	task->next = NULL;
-	pthread_mutex_lock(&pe->cq_lock);
-	if (pe->cq_tail == NULL)
-		pe->cq_head = task;
-	else
-		pe->cq_tail->next = task;
-	pe->cq_tail = task;
-	atomic_fetch_add(&pe->cq_count, 1);
-	pthread_mutex_unlock(&pe->cq_lock);
+	struct doca_task *top = atomic_load_explicit(&pe->cq_top, memory_order_relaxed);
+
+	do {
+		task->next = top;
+	} while (!atomic_compare_exchange_weak_explicit(&pe->cq_top, &top, task, memory_order_release,
+							memory_order_relaxed));
 	softdoca_pe_wake(pe);
+}
+
+/* The consumer's own list, oldest first: what it held back, then
+ * everything pushed since, reversed into arrival order. */
+static struct doca_task *pe_collect(struct doca_pe *pe)
+{
+	struct doca_task *top, *fifo = NULL, **tail;
+
+	if (atomic_load_explicit(&pe->cq_top, memory_order_relaxed) != NULL) {
+		top = atomic_exchange_explicit(&pe->cq_top, NULL, memory_order_acquire);
+		while (top != NULL) {
+			struct doca_task *next = top->next;
+
+			top->next = fifo;
+			fifo = top;
+			top = next;
+		}
+	}
+	for (tail = &pe->cq_held; *tail != NULL; tail = &(*tail)->next)
+		;
+	*tail = fifo;
+	return pe->cq_held;
 }
 
 /* Take every queued completion at once; new ones wait for the next call. */
 static struct doca_task *pe_take_completions(struct doca_pe *pe)
 {
-	struct doca_task *head;
+	struct doca_task *all;
 
-	if (atomic_load(&pe->cq_count) == 0)
+	if (pe->cq_held == NULL && atomic_load_explicit(&pe->cq_top, memory_order_relaxed) == NULL)
 		return NULL;
-	pthread_mutex_lock(&pe->cq_lock);
-	head = pe->cq_head;
-	pe->cq_head = NULL;
-	pe->cq_tail = NULL;
-	atomic_store(&pe->cq_count, 0);
-	pthread_mutex_unlock(&pe->cq_lock);
-	return head;
+	all = pe_collect(pe);
+	pe->cq_held = NULL;
+	return all;
 }
 
 unsigned int core_pe_discard_ctx_completions(struct doca_pe *pe, struct doca_ctx *ctx)
@@ -178,19 +191,15 @@ unsigned int core_pe_discard_ctx_completions(struct doca_pe *pe, struct doca_ctx
 	struct doca_task **link;
 	unsigned int dropped = 0;
 
-	pthread_mutex_lock(&pe->cq_lock);
-	pe->cq_tail = NULL;
-	for (link = &pe->cq_head; *link != NULL;) {
+	(void)pe_collect(pe);
+	for (link = &pe->cq_held; *link != NULL;) {
 		if (softdoca_task_ctx(*link) == ctx) {
 			*link = (*link)->next;
 			dropped++;
 			continue;
 		}
-		pe->cq_tail = *link;
 		link = &(*link)->next;
 	}
-	atomic_fetch_sub(&pe->cq_count, dropped);
-	pthread_mutex_unlock(&pe->cq_lock);
 	return dropped;
 }
 
@@ -270,7 +279,7 @@ static bool pe_has_work(struct doca_pe *pe)
 {
 	struct doca_ctx *ctx;
 
-	if (atomic_load(&pe->cq_count) > 0)
+	if (pe->cq_held != NULL || atomic_load(&pe->cq_top) != NULL)
 		return true;
 	if (pe->graphs != NULL && core_graph_has_work(pe))
 		return true;

@@ -20,13 +20,13 @@ struct doca_pe {
 	enum doca_pe_event_mode event_mode;
 	bool progressing;      /* inside doca_pe_progress (callbacks may be running) */
 
-	/* Completed tasks waiting for doca_pe_progress. Producers may be any
-	 * thread; the consumer is the application's thread. cq_count lets the
-	 * consumer skip the lock when the queue is empty. */
-	pthread_mutex_t cq_lock;
-	struct doca_task *cq_head;
-	struct doca_task *cq_tail;
-	atomic_uint cq_count;
+	/* Completed tasks waiting for doca_pe_progress. Producers (any
+	 * thread) push onto cq_top with one compare-and-swap, newest first;
+	 * the consumer (the application's thread) takes the whole stack with
+	 * one exchange and reverses it. cq_held is the consumer's own: what
+	 * it took but has not delivered yet (a discard), oldest first. */
+	_Atomic(struct doca_task *) cq_top;
+	struct doca_task *cq_held;
 
 	/* Graphs bound to this PE; NULL until the first doca_graph_create. */
 	struct core_graph_sched *graphs;

@@ -394,9 +394,11 @@ uint64_t engine_target_bulk_bytes(const struct engine_conn *c);
  * give (their fences are inline asm): a target in this process that
  * lands a write on the service thread, then answers, is ordered before
  * the initiator that reads the answer, but TSan calls the application's
- * later read of that memory a race. In TSan builds only, every answer
- * releases and every answer received acquires one atomic, which states
- * that ordering to TSan; other builds compile to nothing. */
+ * later read of that memory a race (and the same the other way: what
+ * the application did before posting a request is ordered before the
+ * target serving it). In TSan builds only, every request and answer sent
+ * releases and every one received acquires one atomic, which states that
+ * ordering to TSan; other builds compile to nothing. */
 #if defined(__SANITIZE_THREAD__)
 extern atomic_ulong engine_tsan_answers;
 #define ENGINE_TSAN_RELEASE() ((void)atomic_fetch_add_explicit(&engine_tsan_answers, 1, memory_order_release))

@@ -253,6 +253,7 @@ static void batch_send(struct engine_worker *w, struct engine_conn *c)
 
 	c->batch = NULL;
 	atomic_fetch_sub_explicit(&w->batches_open, 1, memory_order_relaxed);
+	ENGINE_TSAN_RELEASE();
 	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
 	p.cb.send = batch_sent;
@@ -396,6 +397,7 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	/* UCX rejects an empty iov: no buffers, no payload. */
 	if (payload && wr->num_sge > 0)
 		buffer = engine_sge_ucx(wr->sge, wr->num_sge, wr->sge[0].len, &p, &count);
+	ENGINE_TSAN_RELEASE();
 	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), buffer, count, &p);
 	if (req == NULL) {
 		req_send_done(wr, UCS_OK);

@@ -172,7 +172,9 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 		c->heard = false;
 		c->last_heard_ns = now;
 	}
-	quiet = now - c->last_heard_ns;
+	/* now may be older than the lock (the service thread reads the
+	 * clock before it serves its workers): never count backwards. */
+	quiet = now > c->last_heard_ns ? now - c->last_heard_ns : 0;
 	/* (A peer busy moving data gets longer: its answers wait behind it.) */
 	if (quiet >= t->timeout_ns && quiet >= t->timeout_ns + bulk_allowance_ns(c)) {
 		SDK_LOG(c->worker->stopping ? DOCA_LOG_LEVEL_DEBUG : DOCA_LOG_LEVEL_ERROR,
@@ -183,7 +185,7 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 		engine_conn_fail(c, ENGINE_CONN_FAILED);
 		return;
 	}
-	if (!c->peer_hello && now - c->connected_ns >= PEER_CONNECT_WAIT_NS)
+	if (!c->peer_hello && now > c->connected_ns && now - c->connected_ns >= PEER_CONNECT_WAIT_NS)
 		engine_fail_conn_ops(c, DOCA_ERROR_NOT_CONNECTED);
 	if (quiet >= t->interval_ns)
 		ping_send(c, 0);

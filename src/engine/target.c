@@ -1187,6 +1187,7 @@ ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, 
 
 	if (wire_check(WIRE_AM_REQ, header, header_length) != DOCA_SUCCESS)
 		return UCS_OK;
+	ENGINE_TSAN_ACQUIRE();
 	memcpy(&req, header, sizeof(req)); /* any alignment */
 	w->handler_released = false;
 	w->handler_kept = false;
@@ -1216,6 +1217,7 @@ ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length
 		SDK_LOG_ERR_RL("batch of requests sent by rendezvous (batches are eager): dropped");
 		return UCS_OK;
 	}
+	ENGINE_TSAN_ACQUIRE();
 	memcpy(&hdr, header, sizeof(hdr));
 	b = tbatch_get(w);
 	if (b == NULL) {
