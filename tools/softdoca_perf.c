@@ -128,6 +128,7 @@
 #define MAX_WINDOW 256u           /* tasks in flight, per test */
 #define MAX_CONNS 16u             /* connections of one context */
 #define MAX_REGION (1ull << 30)   /* what a client may ask the server for */
+#define REGION_SPREAD_MAX ((size_t)256 << 20) /* the most the client asks for to give each task its own range */
 #define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
 #define HELLO_MAGIC 0x53445046u   /* "SDPF" */
 #define HELLO_VERSION 2u
@@ -162,6 +163,7 @@ struct slot {
 	struct doca_task *task;
 	struct doca_buf *local;
 	struct doca_buf *remote;
+	size_t roff;      /* where in the server's region its remote bytes are */
 };
 
 /* The measurement that is running. */
@@ -579,21 +581,32 @@ static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data c
 /* Take the slot's two bufs and allocate its task over [0, size) of both
  * regions, as a simple DOCA program does for each operation. Writes move
  * local data into remote room; reads remote data into local room. */
-static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, const char **where)
+/* Slot i's remote bytes: its own range of the server's region, as a
+ * program streaming writes to a ring of buffers has (overlapping writes
+ * would wait for each other: RC order); the local bytes are shared. */
+static size_t slot_remote_off(const struct perf *p, uint32_t i, size_t size)
+{
+	size_t slots = size == 0 ? 1 : p->rlen / size;
+
+	return slots <= 1 ? 0 : (size_t)(i % slots) * size;
+}
+
+static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, size_t roff, const char **where)
 {
 	struct perf *p = s->perf;
 	union doca_data ud = {.ptr = s};
+	uint8_t *raddr = p->raddr + roff;
 	doca_error_t err;
 
 	*where = "doca_buf_inventory_buf_get_by_*";
 	if (rd) {
 		err = doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region, size, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, p->raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, raddr, size, &s->remote);
 	} else {
 		err = doca_buf_inventory_buf_get_by_data(p->inv, p->lmmap, p->region, size, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_addr(p->inv, p->rmmap, p->raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_addr(p->inv, p->rmmap, raddr, size, &s->remote);
 	}
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -635,7 +648,7 @@ static doca_error_t slot_redo(struct slot *s, const char **where)
 	doca_error_t err;
 
 	slot_release(s);
-	err = slot_fill(s, false, s->perf->run.size, where);
+	err = slot_fill(s, false, s->perf->run.size, s->roff, where);
 	if (err != DOCA_SUCCESS) {
 		slot_release(s);
 		return err;
@@ -987,7 +1000,8 @@ static int slots_create(struct perf *p, struct slot *slots, uint32_t n, uint32_t
 
 		s->perf = p;
 		s->conn = p->conns[i % nconns];
-		err = slot_fill(s, rd, size, &where);
+		s->roff = slot_remote_off(p, i, size);
+		err = slot_fill(s, rd, size, s->roff, &where);
 		if (err != DOCA_SUCCESS)
 			return fail("%s returned %s (%s)", where, doca_error_get_name(err), doca_error_get_descr(err));
 	}
@@ -1246,18 +1260,30 @@ out:
 	return rc;
 }
 
+/* Room for every task of a window in its own range (slot_remote_off),
+ * up to REGION_SPREAD_MAX; past it ranges are shared. */
 static size_t client_region_len(const struct options *opt)
 {
-	size_t len = LAT_SIZE;
+	size_t len = LAT_SIZE, want;
 
-	if (opt->tests[TEST_WRITE_BW] || opt->tests[TEST_READ_BW])
-		for (uint32_t i = 0; i < opt->num_sizes; i++)
-			if (opt->sizes[i] > len)
-				len = opt->sizes[i];
+	if (opt->tests[TEST_WRITE_BW] || opt->tests[TEST_READ_BW]) {
+		for (uint32_t i = 0; i < opt->num_sizes; i++) {
+			want = (size_t)window_for(opt, opt->sizes[i]) * opt->sizes[i];
+			if (want > REGION_SPREAD_MAX)
+				want = opt->sizes[i] > REGION_SPREAD_MAX ? opt->sizes[i] : REGION_SPREAD_MAX;
+			if (want > len)
+				len = want;
+		}
+	}
 	if (opt->tests[TEST_WRITE_ALLOC] && opt->alloc_size > len)
 		len = opt->alloc_size;
-	if (opt->tests[TEST_CONNS_BW] && opt->conns_size > len)
-		len = opt->conns_size;
+	if (opt->tests[TEST_CONNS_BW]) {
+		want = (size_t)MAX_WINDOW * opt->conns_size;
+		if (want > REGION_SPREAD_MAX)
+			want = opt->conns_size > REGION_SPREAD_MAX ? opt->conns_size : REGION_SPREAD_MAX;
+		if (want > len)
+			len = want;
+	}
 	return len;
 }
 
