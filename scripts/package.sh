@@ -107,11 +107,11 @@ depends=$(cd "$work" && dpkg-shlibdeps -O -xsoftdoca -l"debian/softdoca$libdir" 
 # 12), which would keep the package off Ubuntu 22.04 (UCX 1.12.1). What we
 # need of UCX is narrower: the calls of its 1.12 API (the sources build
 # against 1.12.1's headers), a worker address format that
-# src/engine/ucx_addr.c has reviewed (1.12, 1.13, 1.16), and a UCX the
-# suite passes on: 1.12 and 1.13. (1.16, Ubuntu 24.04's, aborts inside UCX
-# when a peer dies mid-transfer, and a hostile peer's reply-flagged
-# message crashes it; see the engine's warning in engine.c.)
-ucx_range='libucx0 (>= 1.12.1~), libucx0 (<< 1.14~)'
+# src/engine/ucx_addr.c has reviewed, and a UCX the suite passes on: both
+# are 1.12, 1.13 and 1.16 (Ubuntu 24.04's), so 1.14, 1.15 and 1.17 on are
+# left out (the engine refuses every peer address of a UCX whose format it
+# does not know).
+ucx_range='libucx0 (>= 1.12.1~), libucx0 (<< 1.14~) | libucx0 (>= 1.16~), libucx0 (<< 1.17~)'
 grep -qE '(^|, )libucx0( |,|$)' <<<"$depends" || die "dpkg-shlibdeps did not name libucx0: $depends"
 depends=$(sed -E "s/(^|, )libucx0( \([^)]*\))?/\1$ucx_range/" <<<"$depends")
 

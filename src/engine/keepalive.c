@@ -163,6 +163,14 @@ static uint64_t bulk_allowance_ns(const struct engine_conn *c)
 	       bytes % BULK_FLOOR_BYTES_PER_S * 1000000000ULL / BULK_FLOOR_BYTES_PER_S;
 }
 
+/* Time from then to now, 0 if then is later: the service thread reads the
+ * clock before it waits for the worker lock, and a connection made
+ * meanwhile is stamped after that. */
+static uint64_t elapsed_ns(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
 static void conn_sweep(struct engine_conn *c, uint64_t now)
 {
 	const struct engine_timeouts *t = engine_timeouts();
@@ -172,9 +180,7 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 		c->heard = false;
 		c->last_heard_ns = now;
 	}
-	/* now may be older than the lock (the service thread reads the
-	 * clock before it serves its workers): never count backwards. */
-	quiet = now > c->last_heard_ns ? now - c->last_heard_ns : 0;
+	quiet = elapsed_ns(now, c->last_heard_ns);
 	/* (A peer busy moving data gets longer: its answers wait behind it.) */
 	if (quiet >= t->timeout_ns && quiet >= t->timeout_ns + bulk_allowance_ns(c)) {
 		SDK_LOG(c->worker->stopping ? DOCA_LOG_LEVEL_DEBUG : DOCA_LOG_LEVEL_ERROR,
@@ -185,7 +191,7 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 		engine_conn_fail(c, ENGINE_CONN_FAILED);
 		return;
 	}
-	if (!c->peer_hello && now > c->connected_ns && now - c->connected_ns >= PEER_CONNECT_WAIT_NS)
+	if (!c->peer_hello && elapsed_ns(now, c->connected_ns) >= PEER_CONNECT_WAIT_NS)
 		engine_fail_conn_ops(c, DOCA_ERROR_NOT_CONNECTED);
 	if (quiet >= t->interval_ns)
 		ping_send(c, 0);

@@ -31,6 +31,10 @@ shm) ;;
 tcp) export UCX_TLS=tcp UCX_NET_DEVICES=lo ;;
 *) echo "unknown transport $TRANSPORT (shm or tcp)" >&2; exit 2 ;;
 esac
+# One malloc arena: glibc gives a thread its own (two new mappings) at its
+# first malloc, and UCX 1.16's async thread first mallocs whenever an
+# event first finds its worker busy, in any cycle: growth, not a leak.
+export MALLOC_ARENA_MAX=1
 
 now() { date +%s.%N; }
 

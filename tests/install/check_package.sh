@@ -156,12 +156,13 @@ check_files() {
 		grep -qE "(^|, )$owner( |,|$)" <<<"$depends" || fail "$soname comes from $owner, which Depends lacks: $depends"
 	done
 	# The UCX versions Depends lets in are the ones the suite passes on:
-	# Ubuntu 22.04's 1.12.1 and Debian 12's 1.13.1 (see scripts/package.sh
-	# for why not 1.16), and none whose worker address ucx_addr.c refuses.
-	for v in 1.12.1~rc2-1 1.12.1-1 1.13.1-1 1.13.1-2; do
+	# Ubuntu 22.04's 1.12.1, Debian 12's 1.13.1 and Ubuntu 24.04's 1.16.0,
+	# and none whose worker address ucx_addr.c refuses (see
+	# scripts/package.sh).
+	for v in 1.12.1~rc2-1 1.12.1-1 1.13.1-1 1.13.1-2 1.16.0+ds-5ubuntu1 1.16.0-1; do
 		depends_allow libucx0 "$v" "$depends" || fail "Depends refuses libucx0 $v: $depends"
 	done
-	for v in 1.11.2-1 1.14.1-1 1.15.0-1 1.16.0+ds-5ubuntu1 1.17.0-1 1.18.0+ds-1; do
+	for v in 1.11.2-1 1.14.1-1 1.15.0-1 1.15.0~rc1-1 1.17.0-1 1.18.0+ds-1; do
 		depends_allow libucx0 "$v" "$depends" && fail "Depends lets in libucx0 $v: $depends"
 	done
 	for r in meson ninja-build pkg-config; do
