@@ -102,6 +102,11 @@ struct engine_batch {
 	uint64_t data[ENGINE_BATCH_BYTES / 8];
 };
 
+/* A free list of same-sized target objects (target.c). */
+struct engine_pool {
+	void *free;
+};
+
 /* Target objects (target.c). */
 struct tgt_op;
 struct tgt_resp;
@@ -251,16 +256,15 @@ struct engine_worker {
 	struct tgt_resp *resp_list;         /* answers holding a region (reads) in flight */
 	/* Target objects come from these pools (target.c): the data path
 	 * does not allocate once they have grown to the load. */
-	struct tgt_op *op_free;
-	struct tgt_resp *resp_free;
+	struct engine_pool op_pool;
+	struct engine_pool resp_pool;
+	struct engine_pool tbatch_pool;
 	struct engine_pool_chunk *chunks;
 	struct engine_conn *ack_list;       /* connections with an acknowledgement to send */
 	struct engine_conn *batch_list;     /* connections with an open batch */
 	atomic_uint batches_open;           /* their number: flush_posts looks without the lock */
 	struct engine_batch *batch_free;
 	struct engine_batch *batch_all;
-	struct tgt_batch *handler_batch;    /* the batch whose active message callback is running */
-	struct tgt_batch *tbatch_free;
 
 	struct engine_listener listeners[ENGINE_MAX_LISTENERS];
 	atomic_uint cm_pending;             /* connections and pre-request sockets with a CM deadline */

@@ -90,7 +90,7 @@ struct tgt_op {
 	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
 	doca_error_t result;   /* LANDED: what its answer says */
-	struct tgt_op *next;   /* the connection's queue, or the free list */
+	struct tgt_op *next;   /* the connection's queue */
 	struct tgt_batch *batch; /* data lies in this batch message (held once) */
 	struct rndv_ctx rx;    /* RECEIVING (and DROPPED from it): the payload's receive */
 };
@@ -99,7 +99,6 @@ struct tgt_op {
 struct tgt_batch {
 	void *data;            /* UCX's (released with ucp_am_data_release) */
 	uint32_t refs;
-	struct tgt_batch *next; /* the free list */
 };
 
 enum tgt_result {
@@ -144,9 +143,10 @@ struct tgt_resp {
 
 /* ---- pools ------------------------------------------------------------ */
 
-/* Operations and answers come from per-worker free lists that grow by
- * chunks and are given back only with the worker: once they have grown
- * to the load, the data path allocates nothing. */
+/* Operations, answers and batch holders come from per-worker pools that
+ * grow by chunks and are given back only with the worker: once they have
+ * grown to the load, the data path allocates nothing. A free object's
+ * first bytes link it to the next free one. */
 #define POOL_CHUNK 64
 
 struct engine_pool_chunk {
@@ -154,100 +154,70 @@ struct engine_pool_chunk {
 	max_align_t objs[];
 };
 
-static void *pool_chunk_new(struct engine_worker *w, size_t size)
+static void pool_put(struct engine_pool *pl, void *obj)
 {
-	struct engine_pool_chunk *ch = malloc(sizeof(*ch) + size * POOL_CHUNK);
+	memcpy(obj, &pl->free, sizeof(pl->free));
+	pl->free = obj;
+}
 
+static void *pool_get(struct engine_worker *w, struct engine_pool *pl, size_t size)
+{
+	struct engine_pool_chunk *ch;
+	void *obj = pl->free;
+
+	if (obj != NULL) {
+		memcpy(&pl->free, obj, sizeof(pl->free));
+		return obj;
+	}
+	ch = malloc(sizeof(*ch) + size * POOL_CHUNK);
 	if (ch == NULL)
 		return NULL;
 	ch->next = w->chunks;
 	w->chunks = ch;
+	for (int i = POOL_CHUNK - 1; i > 0; i--)
+		pool_put(pl, (uint8_t *)ch->objs + (size_t)i * size);
 	return ch->objs;
 }
 
 static struct tgt_op *op_get(struct engine_worker *w)
 {
-	struct tgt_op *op = w->op_free;
+	struct tgt_op *op = pool_get(w, &w->op_pool, sizeof(*op));
 
-	if (op == NULL) {
-		struct tgt_op *ops = pool_chunk_new(w, sizeof(*ops));
-
-		if (ops == NULL)
-			return NULL;
-		for (int i = 1; i < POOL_CHUNK; i++) {
-			ops[i].next = w->op_free;
-			w->op_free = &ops[i];
-		}
-		op = &ops[0];
-	} else {
-		w->op_free = op->next;
-	}
-	op->next = NULL;
+	if (op != NULL)
+		op->next = NULL;
 	return op;
 }
 
 static void op_put(struct engine_worker *w, struct tgt_op *op)
 {
-	op->next = w->op_free;
-	w->op_free = op;
+	pool_put(&w->op_pool, op);
 }
 
 static struct tgt_resp *resp_get(struct engine_worker *w)
 {
-	struct tgt_resp *resp = w->resp_free;
+	struct tgt_resp *resp = pool_get(w, &w->resp_pool, sizeof(*resp));
 
-	if (resp == NULL) {
-		struct tgt_resp *all = pool_chunk_new(w, sizeof(*all));
-
-		if (all == NULL)
-			return NULL;
-		for (int i = 1; i < POOL_CHUNK; i++) {
-			all[i].next = w->resp_free;
-			w->resp_free = &all[i];
-		}
-		resp = &all[0];
-	} else {
-		w->resp_free = resp->next;
-	}
-	memset(resp, 0, sizeof(*resp));
+	if (resp != NULL)
+		memset(resp, 0, sizeof(*resp));
 	return resp;
 }
 
 static void resp_put(struct engine_worker *w, struct tgt_resp *resp)
 {
-	resp->next = w->resp_free;
-	w->resp_free = resp;
+	pool_put(&w->resp_pool, resp);
 }
 
 static struct tgt_batch *tbatch_get(struct engine_worker *w)
 {
-	struct tgt_batch *b = w->tbatch_free;
-
-	if (b == NULL) {
-		struct tgt_batch *all = pool_chunk_new(w, sizeof(*all));
-
-		if (all == NULL)
-			return NULL;
-		for (int i = 1; i < POOL_CHUNK; i++) {
-			all[i].next = w->tbatch_free;
-			w->tbatch_free = &all[i];
-		}
-		b = &all[0];
-	} else {
-		w->tbatch_free = b->next;
-	}
-	b->next = NULL;
-	return b;
+	return pool_get(w, &w->tbatch_pool, sizeof(struct tgt_batch));
 }
 
 static void tbatch_put(struct engine_worker *w, struct tgt_batch *b)
 {
-	b->next = w->tbatch_free;
-	w->tbatch_free = b;
+	pool_put(&w->tbatch_pool, b);
 }
 
 /* The worker is gone (UCX will call back no more): free the chunks. */
-#include <stdio.h>
 void engine_target_pools_free(struct engine_worker *w)
 {
 	while (w->chunks != NULL) {
@@ -256,9 +226,9 @@ void engine_target_pools_free(struct engine_worker *w)
 		w->chunks = ch->next;
 		free(ch);
 	}
-	w->op_free = NULL;
-	w->resp_free = NULL;
-	w->tbatch_free = NULL;
+	w->op_pool.free = NULL;
+	w->resp_pool.free = NULL;
+	w->tbatch_pool.free = NULL;
 }
 
 static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
@@ -1226,7 +1196,6 @@ ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length
 	}
 	b->data = data;
 	b->refs = 1; /* ours, while we look at it */
-	w->handler_batch = b;
 	for (i = 0; i < hdr.count; i++) {
 		struct wire_req r;
 		uint64_t plen;
@@ -1254,7 +1223,6 @@ ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length
 	}
 	if (i == hdr.count && off != length)
 		SDK_LOG_ERR_RL("batch: %zu bytes past its %u requests: ignored", length - off, hdr.count);
-	w->handler_batch = NULL;
 	if (--b->refs == 0) {
 		tbatch_put(w, b);
 		return UCS_OK; /* every request is done with the payload */
