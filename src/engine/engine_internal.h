@@ -88,7 +88,7 @@ enum engine_conn_state {
  * one WIRE_AM_BATCH (initiator.c); a buffer of the worker's pool, which
  * stays until UCX has sent it. Its entries are consecutive sequence
  * numbers of the connection's send queue. */
-#define ENGINE_BATCH_BYTES 16384
+#define ENGINE_BATCH_BYTES 32768
 #define ENGINE_BATCH_ENTRY_MAX 4096 /* larger payloads travel alone */
 
 struct engine_batch {
