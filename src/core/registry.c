@@ -1,5 +1,12 @@
 /*
  * softdoca — the registry of objects peers reach by (id, secret).
+ *
+ * The table (buckets, registered) changes under the lock, and a hold is
+ * taken under it; a hold is given back without it (this runs for every
+ * remote operation): the count is atomic, and only the last release of
+ * an entry being removed takes the lock, to wake the remover. Both sides
+ * are sequentially consistent: either the remover sees the count
+ * dropped, or the releaser sees the removal and wakes it.
  */
 #include <string.h>
 
@@ -22,7 +29,8 @@ doca_error_t core_registry_add(struct core_registry *r, struct core_registry_ent
 	pthread_mutex_lock(&r->lock);
 	e->id = r->next_id++;
 	memcpy(e->secret, secret, sizeof(secret));
-	e->holds = 0;
+	atomic_store(&e->holds, 0);
+	atomic_store(&e->removing, false);
 	bucket = bucket_of(r, e->id);
 	e->next = *bucket;
 	*bucket = e;
@@ -42,7 +50,8 @@ void core_registry_remove(struct core_registry *r, struct core_registry_entry *e
 		*link = e->next;
 		e->next = NULL;
 		e->registered = false;
-		while (e->holds > 0)
+		atomic_store(&e->removing, true);
+		while (atomic_load(&e->holds) > 0)
 			pthread_cond_wait(&r->idle, &r->lock);
 	}
 	pthread_mutex_unlock(&r->lock);
@@ -60,7 +69,7 @@ doca_error_t core_registry_hold(struct core_registry *r, uint64_t id, const uint
 	if (e != NULL) {
 		status = DOCA_ERROR_AUTHENTICATION;
 		if (softdoca_secret_equal(e->secret, secret, CORE_REGISTRY_SECRET_LEN)) {
-			e->holds++;
+			atomic_fetch_add(&e->holds, 1);
 			*e_out = e;
 			status = DOCA_SUCCESS;
 		}
@@ -71,12 +80,16 @@ doca_error_t core_registry_hold(struct core_registry *r, uint64_t id, const uint
 
 bool core_registry_release(struct core_registry *r, struct core_registry_entry *e)
 {
-	bool held;
+	uint32_t holds = atomic_load(&e->holds);
 
-	pthread_mutex_lock(&r->lock);
-	held = e->holds > 0;
-	if (held && --e->holds == 0)
+	do {
+		if (holds == 0)
+			return false; /* not held: the caller's bug, nothing to undo */
+	} while (!atomic_compare_exchange_weak(&e->holds, &holds, holds - 1));
+	if (holds == 1 && atomic_load(&e->removing)) {
+		pthread_mutex_lock(&r->lock);
 		pthread_cond_broadcast(&r->idle);
-	pthread_mutex_unlock(&r->lock);
-	return held;
+		pthread_mutex_unlock(&r->lock);
+	}
+	return true;
 }

@@ -11,6 +11,7 @@
 #define SOFTDOCA_CORE_REGISTRY_H_
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,8 +23,9 @@
 struct core_registry_entry {
 	uint64_t id;
 	uint8_t secret[CORE_REGISTRY_SECRET_LEN];
-	bool registered;                  /* reachable now */
-	uint32_t holds;                   /* remote operations using it */
+	bool registered;                  /* reachable now (under the lock) */
+	atomic_bool removing;             /* core_registry_remove waits for the holds to go */
+	atomic_uint holds;                /* remote operations using it */
 	struct core_registry_entry *next; /* bucket chain */
 };
 
