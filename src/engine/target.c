@@ -90,6 +90,7 @@ struct tgt_op {
 	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
 	doca_error_t result;   /* LANDED: what its answer says */
+	bool replied;          /* LANDED: its answer went already (a read behind the head) */
 	struct tgt_op *next;   /* the connection's queue */
 	struct tgt_batch *batch; /* data lies in this batch message (held once) */
 	struct rndv_ctx rx;    /* RECEIVING (and DROPPED from it): the payload's receive */
@@ -111,7 +112,7 @@ static const uint8_t op_next[] = {
 	[TGT_OP_QUEUED] = 1u << TGT_OP_PARKED | 1u << TGT_OP_RECEIVING | 1u << TGT_OP_ANSWERING | 1u << TGT_OP_LANDED,
 	[TGT_OP_PARKED] = 1u << TGT_OP_QUEUED,
 	[TGT_OP_RECEIVING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_LANDED | 1u << TGT_OP_DROPPED,
-	[TGT_OP_ANSWERING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_DROPPED,
+	[TGT_OP_ANSWERING] = 1u << TGT_OP_QUEUED | 1u << TGT_OP_LANDED | 1u << TGT_OP_DROPPED,
 	[TGT_OP_LANDED] = 0,
 	[TGT_OP_DROPPED] = 0,
 };
@@ -960,26 +961,42 @@ static bool tq_overlaps(const struct engine_conn *c, const struct tgt_op *op)
 	return false;
 }
 
-/* The head is a write whose payload is arriving: start the plain writes
- * behind it, as far as the rules in the file comment let them. */
+/* What may start behind the head: plain writes behind a write whose
+ * payload is arriving, reads behind a read whose answer is being sent
+ * (reads only read, and no write comes between them). */
+static bool tq_may_start_behind(const struct tgt_op *head, const struct tgt_op *op)
+{
+	if (head->state == TGT_OP_RECEIVING)
+		return op->req.opcode == ENGINE_OP_WRITE;
+	return head->state == TGT_OP_ANSWERING && op->req.opcode == ENGINE_OP_READ;
+}
+
+/* The head waits for UCX (a payload arriving, a read's answer leaving):
+ * start what may run behind it, as far as the rules in the file comment
+ * let it. */
 static void tq_start_ahead(struct engine_conn *c)
 {
-	uint32_t receiving = 0, n = 0;
+	const struct tgt_op *head = c->tq_head;
+	uint32_t busy = 0, n = 0;
 
 	if (c->state == CONN_EXPORTED && !c->worker->conf.dc)
 		return;
 	for (struct tgt_op *op = c->tq_head; op != NULL && n < TQ_AHEAD; op = op->next, n++) {
-		if (op->req.opcode != ENGINE_OP_WRITE || receiving >= TQ_MAX_RX)
+		if (!tq_may_start_behind(head, op) || busy >= TQ_MAX_RX)
 			return;
 		if (op->state == TGT_OP_LANDED)
 			continue;
 		if (op->state == TGT_OP_QUEUED) {
-			if (tq_overlaps(c, op))
+			if (op->req.opcode == ENGINE_OP_WRITE && tq_overlaps(c, op))
 				return;
-			(void)op_def(op)->exec(c, op); /* it lands (LANDED) or starts receiving */
+			if (op_def(op)->exec(c, op) == TGT_DONE) {
+				/* A read answered at once (refused, empty, sent). */
+				op->replied = true;
+				op_to(op, TGT_OP_LANDED);
+			}
 		}
-		if (op->state == TGT_OP_RECEIVING)
-			receiving++;
+		if (op->state == TGT_OP_RECEIVING || op->state == TGT_OP_ANSWERING)
+			busy++;
 		else if (op->state != TGT_OP_LANDED)
 			return;
 	}
@@ -993,7 +1010,8 @@ static void tq_run(struct engine_conn *c)
 		struct tgt_op *head = c->tq_head;
 
 		if (head->state == TGT_OP_LANDED) {
-			tgt_reply(c, head, head->result);
+			if (!head->replied)
+				tgt_reply(c, head, head->result);
 			tq_retire_head(c);
 			continue;
 		}
@@ -1001,7 +1019,7 @@ static void tq_run(struct engine_conn *c)
 			break;
 		tq_retire_head(c);
 	}
-	if (c->tq_head != NULL && c->tq_head->state == TGT_OP_RECEIVING && c->state != CONN_CLOSED)
+	if (c->tq_head != NULL && op_in_flight(c->tq_head) && c->state != CONN_CLOSED)
 		tq_start_ahead(c);
 }
 
@@ -1013,10 +1031,12 @@ static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 		op_put(c->worker, op); /* dropped with its connection while it waited */
 		return;
 	}
-	if (op->state != TGT_OP_LANDED) {
+	if (op->state != TGT_OP_LANDED && c->tq_head == op) {
 		op_to(op, TGT_OP_QUEUED);
-		if (c->tq_head == op)
-			tq_retire_head(c);
+		tq_retire_head(c);
+	} else if (op->state == TGT_OP_ANSWERING) {
+		op->replied = true; /* a read behind the head: its answer is out */
+		op_to(op, TGT_OP_LANDED);
 	}
 	tq_run(c);
 }
@@ -1130,6 +1150,7 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 	op->state = TGT_OP_QUEUED;
 	op->deadline_ns = 0;
 	op->rx.req = NULL;
+	op->replied = false;
 	op->data_len = length;
 	op->rndv = rndv;
 	op->data = length > 0 ? data : NULL;
