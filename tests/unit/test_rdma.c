@@ -7,77 +7,31 @@
  *
  * Every failing call must leave an ERROR line in the SDK log; library
  * messages are captured with a buffer SDK backend (TEST_RDMA_VERBOSE=1 also
- * prints them).
+ * prints them). The fixture (device, PE, mmaps, sides A and B, callbacks)
+ * is rdma_pair.c, shared with test_rdma_loopback.c.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <cmocka.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
-#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_rdma.h>
 #include <doca_rdma_bridge.h>
 
 #include "dev.h"
-
-/* ---- SDK log capture ------------------------------------------------- */
-
-static char log_line[2048];
-static int error_lines;
-static int warning_lines;
-
-static void log_flush(char *line)
-{
-	if (getenv("TEST_RDMA_VERBOSE") != NULL)
-		fputs(line, stderr);
-	if (strstr(line, "[ERROR]") != NULL)
-		error_lines++;
-	if (strstr(line, "[WARN]") != NULL)
-		warning_lines++;
-}
-
-static void log_capture_init(void)
-{
-	struct doca_log_backend *backend;
-
-	assert_int_equal(doca_log_backend_create_with_buf_sdk(log_line, sizeof(log_line), log_flush, &backend),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
-}
-
-/* The call fails with code and says why in the log. */
-#define assert_fails(expr, code) \
-	do { \
-		int before_ = error_lines; \
-		assert_int_equal((expr), (code)); \
-		assert_true(error_lines > before_); \
-	} while (0)
-
-#define assert_ok(expr) assert_int_equal((expr), DOCA_SUCCESS)
+#include "rdma_pair.h"
 
 /* ---- shared objects ------------------------------------------------------ */
 
 #define MEM_SIZE 65536
 #define NUM_TASKS 8
 
-static struct doca_devinfo **dev_list;
-static struct doca_dev *dev;
 static struct doca_devinfo *devinfo;
-static struct doca_pe *pe;
-static struct doca_buf_inventory *inv;
 
 /* Local memory: rw is readable and writable by peers; ro is local read-only. */
 static _Alignas(64) char mem_rw[MEM_SIZE];
@@ -87,94 +41,28 @@ static struct doca_mmap *mmap_rw, *mmap_ro, *mmap_rdonly_export;
 /* The same memory seen as a peer sees it: from-export mmaps. */
 static struct doca_mmap *remote_rw, *remote_rdonly;
 
-struct side {
-	struct doca_rdma *rdma;
-	struct doca_ctx *ctx;
-	struct doca_rdma_connection *conn;
-	const void *desc;
-	size_t desc_len;
-	int established;
-	int failed;
-	int disconnected;
-};
-
-static struct side A, B;
-
-static int ok_calls, err_calls;
+static int ok_calls, err_calls, done_calls;
 static doca_error_t last_status;
 static struct doca_task *last_task;
 
-static struct doca_dev *open_loopback(void)
-{
-	struct doca_dev *d = NULL;
-	uint32_t nb = 0, i;
-	char name[DOCA_DEVINFO_IBDEV_NAME_SIZE];
-
-	if (doca_devinfo_create_list(&dev_list, &nb) != DOCA_SUCCESS || nb == 0)
-		return NULL;
-	/* Prefer the loopback device: always there, always up. */
-	for (i = 0; i < nb; i++) {
-		if (doca_devinfo_get_ibdev_name(dev_list[i], name, sizeof(name)) == DOCA_SUCCESS &&
-		    strcmp(name, "soft_lo") == 0)
-			break;
-	}
-	if (doca_dev_open(dev_list[i < nb ? i : 0], &d) != DOCA_SUCCESS)
-		return NULL;
-	return d;
-}
-
-static struct doca_mmap *local_mmap(void *addr, size_t len, uint32_t perms)
-{
-	struct doca_mmap *m;
-
-	assert_ok(doca_mmap_create(&m));
-	assert_ok(doca_mmap_set_memrange(m, addr, len));
-	assert_ok(doca_mmap_set_permissions(m, perms));
-	assert_ok(doca_mmap_add_dev(m, dev));
-	assert_ok(doca_mmap_start(m));
-	return m;
-}
-
-static struct doca_mmap *remote_of(struct doca_mmap *local)
-{
-	const void *desc;
-	size_t len;
-	struct doca_mmap *m;
-
-	assert_ok(doca_mmap_export_rdma(local, dev, &desc, &len));
-	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dev, &m));
-	return m;
-}
-
 static int group_setup(void **state)
 {
-	const uint32_t all = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
-			     DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
-
 	(void)state;
-	log_capture_init();
-	dev = open_loopback();
-	if (dev == NULL)
+	if (rdma_pair_setup() != 0)
 		return -1;
 	devinfo = doca_dev_as_devinfo(dev);
-	mmap_rw = local_mmap(mem_rw, sizeof(mem_rw), all);
+	mmap_rw = local_mmap(mem_rw, sizeof(mem_rw), ALL_RDMA_PERMS);
 	mmap_ro = local_mmap(mem_ro, sizeof(mem_ro), DOCA_ACCESS_FLAG_LOCAL_READ_ONLY);
 	mmap_rdonly_export = local_mmap(mem_rdonly_export, sizeof(mem_rdonly_export),
 					DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ);
 	remote_rw = remote_of(mmap_rw);
 	remote_rdonly = remote_of(mmap_rdonly_export);
-	assert_ok(doca_buf_inventory_create(256, &inv));
-	assert_ok(doca_buf_inventory_start(inv));
-	assert_ok(doca_pe_create(&pe));
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	assert_ok(doca_pe_destroy(pe));
-	assert_ok(doca_buf_inventory_stop(inv));
-	assert_ok(doca_buf_inventory_destroy(inv));
 	assert_ok(doca_mmap_stop(remote_rw));
 	assert_ok(doca_mmap_destroy(remote_rw));
 	assert_ok(doca_mmap_stop(remote_rdonly));
@@ -182,186 +70,38 @@ static int group_teardown(void **state)
 	assert_ok(doca_mmap_destroy(mmap_rw));
 	assert_ok(doca_mmap_destroy(mmap_ro));
 	assert_ok(doca_mmap_destroy(mmap_rdonly_export));
-	assert_ok(doca_dev_close(dev));
-	assert_ok(doca_devinfo_destroy_list(dev_list));
+	rdma_pair_teardown();
 	return 0;
-}
-
-/* ---- buffers --------------------------------------------------------------- */
-
-/* A buf whose data window is [addr, addr + data_len) inside [addr, addr + len). */
-static struct doca_buf *buf_on(struct doca_mmap *m, void *addr, size_t len, size_t data_len)
-{
-	struct doca_buf *b;
-
-	assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, addr, len, addr, data_len, &b));
-	return b;
-}
-
-static size_t data_len_of(const struct doca_buf *b)
-{
-	size_t n;
-
-	assert_ok(doca_buf_get_data_len(b, &n));
-	return n;
-}
-
-static void put(struct doca_buf *b)
-{
-	if (b != NULL)
-		assert_ok(doca_buf_dec_refcount(b, NULL));
 }
 
 /* ---- callbacks ------------------------------------------------------------- */
 
-static void record(struct doca_task *task, bool ok)
+void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
 {
-	if (ok)
+	if (ok) {
+		/* A success is a task of A or B. */
+		assert_true(ctx_user_data.ptr == &A || ctx_user_data.ptr == &B);
 		ok_calls++;
-	else
+	} else {
 		err_calls++;
+	}
+	done_calls++;
 	last_status = doca_task_get_status(task);
 	last_task = task;
 }
 
-#define TASK_CALLBACKS(T) \
-	static void on_ok_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu) \
-	{ \
-		(void)tu; \
-		assert_true(cu.ptr == &A || cu.ptr == &B); \
-		record(doca_rdma_task_##T##_as_task(task), true); \
-	} \
-	static void on_err_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu) \
-	{ \
-		(void)tu; \
-		(void)cu; \
-		record(doca_rdma_task_##T##_as_task(task), false); \
-	}
-
-TASK_CALLBACKS(receive)
-TASK_CALLBACKS(send)
-TASK_CALLBACKS(send_imm)
-TASK_CALLBACKS(read)
-TASK_CALLBACKS(write)
-TASK_CALLBACKS(write_imm)
-TASK_CALLBACKS(atomic_cmp_swp)
-TASK_CALLBACKS(atomic_fetch_add)
-TASK_CALLBACKS(remote_net_sync_event_get)
-
-static struct side *side_of(union doca_data ctx_user_data)
-{
-	return ctx_user_data.ptr;
-}
-
-static void on_established(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)conn;
-	(void)cud;
-	side_of(ctxud)->established++;
-}
-
-static void on_failure(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)conn;
-	(void)cud;
-	side_of(ctxud)->failed++;
-}
-
-static void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)cud;
-	side_of(ctxud)->disconnected++;
-	/* What the DOCA CM samples do: close our end too; must succeed. */
-	assert_ok(doca_rdma_connection_disconnect(conn));
-}
-
 /* ---- contexts ---------------------------------------------------------------- */
-
-static void side_create(struct side *s)
-{
-	union doca_data ud = {.ptr = s};
-
-	memset(s, 0, sizeof(*s));
-	assert_ok(doca_rdma_create(dev, &s->rdma));
-	s->ctx = doca_rdma_as_ctx(s->rdma);
-	assert_non_null(s->ctx);
-	assert_ok(doca_ctx_set_user_data(s->ctx, ud));
-	assert_ok(doca_pe_connect_ctx(pe, s->ctx));
-}
 
 static void side_configure_tasks(struct side *s)
 {
-	struct doca_rdma *r = s->rdma;
-
-	assert_ok(doca_rdma_set_permissions(r, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
-						       DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC));
-	assert_ok(doca_rdma_task_receive_set_conf(r, on_ok_receive, on_err_receive, NUM_TASKS));
-	assert_ok(doca_rdma_task_send_set_conf(r, on_ok_send, on_err_send, NUM_TASKS));
-	assert_ok(doca_rdma_task_send_imm_set_conf(r, on_ok_send_imm, on_err_send_imm, NUM_TASKS));
-	assert_ok(doca_rdma_task_read_set_conf(r, on_ok_read, on_err_read, NUM_TASKS));
-	assert_ok(doca_rdma_task_write_set_conf(r, on_ok_write, on_err_write, NUM_TASKS));
-	assert_ok(doca_rdma_task_write_imm_set_conf(r, on_ok_write_imm, on_err_write_imm, NUM_TASKS));
-	assert_ok(doca_rdma_task_atomic_cmp_swp_set_conf(r, on_ok_atomic_cmp_swp, on_err_atomic_cmp_swp, NUM_TASKS));
-	assert_ok(doca_rdma_task_atomic_fetch_add_set_conf(r, on_ok_atomic_fetch_add, on_err_atomic_fetch_add,
-							   NUM_TASKS));
-	assert_ok(doca_rdma_set_connection_state_callbacks(r, NULL, on_established, on_failure, on_disconnect));
-}
-
-static enum doca_ctx_states state_of(const struct side *s)
-{
-	enum doca_ctx_states st;
-
-	assert_ok(doca_ctx_get_state(s->ctx, &st));
-	return st;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Progress until *counter reaches want; false after 10 s. */
-static bool progress_until(const int *counter, int want)
-{
-	uint64_t deadline = now_ms() + 10000;
-
-	while (*counter < want) {
-		if (now_ms() > deadline)
-			return false;
-		(void)doca_pe_progress(pe);
-	}
-	return true;
-}
-
-static void side_stop(struct side *s)
-{
-	uint64_t deadline = now_ms() + 10000;
-
-	if (s->rdma == NULL)
-		return;
-	(void)doca_ctx_stop(s->ctx);
-	while (state_of(s) != DOCA_CTX_STATE_IDLE) {
-		assert_true(now_ms() < deadline);
-		(void)doca_pe_progress(pe);
-	}
-}
-
-static void side_destroy(struct side *s)
-{
-	if (s->rdma == NULL)
-		return;
-	side_stop(s);
-	assert_ok(doca_rdma_destroy(s->rdma));
-	s->rdma = NULL;
+	assert_ok(doca_rdma_set_permissions(s->rdma, ALL_RDMA_PERMS));
+	side_conf_tasks(s, NUM_TASKS, false);
 }
 
 static int setup_idle(void **state)
 {
 	(void)state;
-	ok_calls = err_calls = 0;
+	ok_calls = err_calls = done_calls = 0;
 	side_create(&A);
 	return 0;
 }
@@ -380,7 +120,7 @@ static int teardown_sides(void **state)
 static int setup_running(void **state)
 {
 	(void)state;
-	ok_calls = err_calls = 0;
+	ok_calls = err_calls = done_calls = 0;
 	side_create(&A);
 	side_configure_tasks(&A);
 	assert_ok(doca_ctx_start(A.ctx));
@@ -393,7 +133,7 @@ static int setup_running(void **state)
 static int setup_pair(void **state)
 {
 	(void)state;
-	ok_calls = err_calls = 0;
+	ok_calls = err_calls = done_calls = 0;
 	side_create(&A);
 	side_create(&B);
 	side_configure_tasks(&A);
@@ -402,10 +142,7 @@ static int setup_pair(void **state)
 	assert_ok(doca_ctx_start(B.ctx));
 	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
 	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
-	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
-	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
-	assert_true(progress_until(&A.established, 1));
-	assert_true(progress_until(&B.established, 1));
+	pair_connect();
 	return 0;
 }
 
@@ -1140,16 +877,6 @@ static void test_submit_invalid_fails_in_callback(void **state)
 
 /* ---- data tasks end to end over the loopback device --------------------------- */
 
-static struct doca_rdma_task_receive *post_receive(struct side *s, struct doca_buf *dst)
-{
-	struct doca_rdma_task_receive *recv;
-	union doca_data ud = {.u64 = 0};
-
-	assert_ok(doca_rdma_task_receive_allocate_init(s->rdma, dst, ud, &recv));
-	assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(recv)));
-	return recv;
-}
-
 static void test_send_receive(void **state)
 {
 	struct doca_buf *src = buf_on(mmap_rw, mem_rw, 100, 26);
@@ -1351,14 +1078,7 @@ static void test_write_imm_receive_with_buffer(void **state)
 /* Progress until n callbacks (success or error) ran; false after 10 s. */
 static bool progress_until_done(int n)
 {
-	uint64_t deadline = now_ms() + 10000;
-
-	while (ok_calls + err_calls < n) {
-		if (now_ms() > deadline)
-			return false;
-		(void)doca_pe_progress(pe);
-	}
-	return true;
+	return progress_until(&done_calls, n);
 }
 
 /* An empty send completes a receive that has no destination buffer. */

@@ -13,76 +13,32 @@
  * wait and its timeout, RC ordering behind a waiting send, the send
  * queue bound, disconnection, the flush at stop, and flat fds and memory
  * over many runs. Every failing call must leave an ERROR line in the SDK
- * log (TEST_RDMA_VERBOSE=1 prints it).
+ * log (TEST_RDMA_VERBOSE=1 prints it). The fixture (device, PE, mmaps,
+ * sides A and B, callbacks) is rdma_pair.c, shared with test_rdma.c.
  */
 #include <dirent.h>
 #include <malloc.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-#include <cmocka.h>
 
 #include <doca_buf.h>
-#include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
-#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_rdma.h>
 #include <doca_sync_event.h>
 
-/* ---- SDK log capture --------------------------------------------------- */
-
-static char log_line[2048];
-static int error_lines;
-
-static void log_flush(char *line)
-{
-	if (getenv("TEST_RDMA_VERBOSE") != NULL)
-		fputs(line, stderr);
-	if (strstr(line, "[ERROR]") != NULL)
-		error_lines++;
-}
-
-static void log_capture_init(void)
-{
-	struct doca_log_backend *backend;
-
-	assert_int_equal(doca_log_backend_create_with_buf_sdk(log_line, sizeof(log_line), log_flush, &backend),
-			 DOCA_SUCCESS);
-	assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
-}
-
-#define assert_ok(expr) assert_int_equal((expr), DOCA_SUCCESS)
-
-/* The call fails with code and says why in the log. */
-#define assert_fails(expr, code) \
-	do { \
-		int before_ = error_lines; \
-		assert_int_equal((expr), (code)); \
-		assert_true(error_lines > before_); \
-	} while (0)
+#include "rdma_pair.h"
 
 /* ---- shared objects ------------------------------------------------------ */
 
 #define MEM_SIZE 65536
 #define NUM_TASKS 16
-#define ALL_RDMA_PERMS \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | \
-	 DOCA_ACCESS_FLAG_RDMA_ATOMIC)
-
-static struct doca_devinfo **dev_list;
-static struct doca_dev *dev;
-static struct doca_pe *pe;
-static struct doca_buf_inventory *inv;
 
 /* One process: the "peer's" memory is ours too, seen through a
  * from-export mmap as a peer would see it. */
@@ -97,19 +53,6 @@ struct side_conf {
 	uint32_t buf_list_len;
 };
 
-struct side {
-	struct doca_rdma *rdma;
-	struct doca_ctx *ctx;
-	struct doca_rdma_connection *conn;
-	const void *desc;
-	size_t desc_len;
-	int established;
-	int failed;
-	int disconnected;
-};
-
-static struct side A, B;
-
 /* Completions in the order doca_pe_progress delivered them. */
 #define MAX_DONE 64
 struct done_rec {
@@ -120,56 +63,16 @@ struct done_rec {
 static struct done_rec done_log[MAX_DONE];
 static int done_count;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* ---- callbacks ---------------------------------------------------------- */
 
-static void record(struct doca_task *task, bool ok)
+void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
 {
+	assert_true(ctx_user_data.ptr == &A || ctx_user_data.ptr == &B);
 	assert_true(done_count < MAX_DONE);
 	done_log[done_count].task = task;
 	done_log[done_count].ok = ok;
 	done_log[done_count].status = doca_task_get_status(task);
 	done_count++;
-}
-
-#define TASK_CALLBACKS(T) \
-	static void on_ok_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu) \
-	{ \
-		(void)tu; \
-		assert_true(cu.ptr == &A || cu.ptr == &B); \
-		record(doca_rdma_task_##T##_as_task(task), true); \
-	} \
-	static void on_err_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu) \
-	{ \
-		(void)tu; \
-		assert_true(cu.ptr == &A || cu.ptr == &B); \
-		record(doca_rdma_task_##T##_as_task(task), false); \
-	}
-
-TASK_CALLBACKS(receive)
-TASK_CALLBACKS(send)
-TASK_CALLBACKS(send_imm)
-TASK_CALLBACKS(read)
-TASK_CALLBACKS(write)
-TASK_CALLBACKS(write_imm)
-TASK_CALLBACKS(atomic_cmp_swp)
-TASK_CALLBACKS(atomic_fetch_add)
-TASK_CALLBACKS(remote_net_sync_event_get)
-TASK_CALLBACKS(remote_net_sync_event_notify_set)
-TASK_CALLBACKS(remote_net_sync_event_notify_add)
-
-static void on_established(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)conn;
-	(void)cud;
-	((struct side *)ctxud.ptr)->established++;
 }
 
 static void on_request(struct doca_rdma_connection *conn, union doca_data ctxud)
@@ -178,45 +81,12 @@ static void on_request(struct doca_rdma_connection *conn, union doca_data ctxud)
 	fail_msg("unexpected connection request on %p", (void *)conn);
 }
 
-static void on_failure(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)conn;
-	(void)cud;
-	((struct side *)ctxud.ptr)->failed++;
-}
-
-static void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
-{
-	(void)cud;
-	((struct side *)ctxud.ptr)->disconnected++;
-	assert_ok(doca_rdma_connection_disconnect(conn)); /* close our end too, as the samples do */
-}
-
 /* ---- progress --------------------------------------------------------------- */
 
 /* Progress until done_count reaches n; false after 10 s. */
 static bool progress_until_done(int n)
 {
-	uint64_t deadline = now_ms() + 10000;
-
-	while (done_count < n) {
-		if (now_ms() > deadline)
-			return false;
-		(void)doca_pe_progress(pe);
-	}
-	return true;
-}
-
-static bool progress_until(const int *counter, int want)
-{
-	uint64_t deadline = now_ms() + 10000;
-
-	while (*counter < want) {
-		if (now_ms() > deadline)
-			return false;
-		(void)doca_pe_progress(pe);
-	}
-	return true;
+	return progress_until(&done_count, n);
 }
 
 /* Progress a fixed number of rounds: for checks that nothing happens. */
@@ -230,69 +100,19 @@ static void progress_rounds(int n)
 
 static const struct side_conf default_conf = {ALL_RDMA_PERMS, 7, 0, 2};
 
-static void side_create(struct side *s, const struct side_conf *c)
+static void side_create_conf(struct side *s, const struct side_conf *c)
 {
-	union doca_data ud = {.ptr = s};
 	struct doca_rdma *r;
 
-	memset(s, 0, sizeof(*s));
-	assert_ok(doca_rdma_create(dev, &s->rdma));
+	side_create(s);
 	r = s->rdma;
-	s->ctx = doca_rdma_as_ctx(r);
-	assert_ok(doca_ctx_set_user_data(s->ctx, ud));
-	assert_ok(doca_pe_connect_ctx(pe, s->ctx));
 	assert_ok(doca_rdma_set_permissions(r, c->permissions));
 	assert_ok(doca_rdma_set_rnr_retry_count(r, c->rnr_retry));
 	if (c->send_queue_size != 0)
 		assert_ok(doca_rdma_set_send_queue_size(r, c->send_queue_size));
 	assert_ok(doca_rdma_set_max_send_buf_list_len(r, c->buf_list_len));
 	assert_ok(doca_rdma_task_receive_set_dst_buf_list_len(r, c->buf_list_len));
-	assert_ok(doca_rdma_task_receive_set_conf(r, on_ok_receive, on_err_receive, NUM_TASKS));
-	assert_ok(doca_rdma_task_send_set_conf(r, on_ok_send, on_err_send, NUM_TASKS));
-	assert_ok(doca_rdma_task_send_imm_set_conf(r, on_ok_send_imm, on_err_send_imm, NUM_TASKS));
-	assert_ok(doca_rdma_task_read_set_conf(r, on_ok_read, on_err_read, NUM_TASKS));
-	assert_ok(doca_rdma_task_write_set_conf(r, on_ok_write, on_err_write, NUM_TASKS));
-	assert_ok(doca_rdma_task_write_imm_set_conf(r, on_ok_write_imm, on_err_write_imm, NUM_TASKS));
-	assert_ok(doca_rdma_task_atomic_cmp_swp_set_conf(r, on_ok_atomic_cmp_swp, on_err_atomic_cmp_swp, NUM_TASKS));
-	assert_ok(doca_rdma_task_atomic_fetch_add_set_conf(r, on_ok_atomic_fetch_add, on_err_atomic_fetch_add,
-							   NUM_TASKS));
-	assert_ok(doca_rdma_task_remote_net_sync_event_get_set_conf(r, on_ok_remote_net_sync_event_get,
-								    on_err_remote_net_sync_event_get, NUM_TASKS));
-	assert_ok(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
-		r, on_ok_remote_net_sync_event_notify_set, on_err_remote_net_sync_event_notify_set, NUM_TASKS));
-	assert_ok(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
-		r, on_ok_remote_net_sync_event_notify_add, on_err_remote_net_sync_event_notify_add, NUM_TASKS));
-	assert_ok(doca_rdma_set_connection_state_callbacks(r, NULL, on_established, on_failure, on_disconnect));
-}
-
-static enum doca_ctx_states state_of(const struct side *s)
-{
-	enum doca_ctx_states st;
-
-	assert_ok(doca_ctx_get_state(s->ctx, &st));
-	return st;
-}
-
-static void side_stop(struct side *s)
-{
-	uint64_t deadline = now_ms() + 10000;
-
-	if (s->rdma == NULL)
-		return;
-	(void)doca_ctx_stop(s->ctx);
-	while (state_of(s) != DOCA_CTX_STATE_IDLE) {
-		assert_true(now_ms() < deadline);
-		(void)doca_pe_progress(pe);
-	}
-}
-
-static void side_destroy(struct side *s)
-{
-	if (s->rdma == NULL)
-		return;
-	side_stop(s);
-	assert_ok(doca_rdma_destroy(s->rdma));
-	s->rdma = NULL;
+	side_conf_tasks(s, NUM_TASKS, true);
 }
 
 static void side_start_export(struct side *s)
@@ -306,14 +126,11 @@ static void side_start_export(struct side *s)
 static void pair_up(const struct side_conf *a, const struct side_conf *b)
 {
 	done_count = 0;
-	side_create(&A, a);
-	side_create(&B, b);
+	side_create_conf(&A, a);
+	side_create_conf(&B, b);
 	side_start_export(&A);
 	side_start_export(&B);
-	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
-	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
-	assert_true(progress_until(&A.established, 1));
-	assert_true(progress_until(&B.established, 1));
+	pair_connect();
 }
 
 static int setup_pair(void **state)
@@ -331,39 +148,7 @@ static int teardown_sides(void **state)
 	return 0;
 }
 
-/* ---- buffers -------------------------------------------------------------------- */
-
-/* A buf whose data window is [addr, addr + data_len) inside [addr, addr + len). */
-static struct doca_buf *buf_on(struct doca_mmap *m, void *addr, size_t len, size_t data_len)
-{
-	struct doca_buf *b;
-
-	assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, addr, len, addr, data_len, &b));
-	return b;
-}
-
-static size_t data_len_of(const struct doca_buf *b)
-{
-	size_t n;
-
-	assert_ok(doca_buf_get_data_len(b, &n));
-	return n;
-}
-
-static void put(struct doca_buf *b)
-{
-	assert_ok(doca_buf_dec_refcount(b, NULL));
-}
-
-static struct doca_rdma_task_receive *post_receive(struct side *s, struct doca_buf *dst)
-{
-	struct doca_rdma_task_receive *recv;
-	union doca_data ud = {.u64 = 0};
-
-	assert_ok(doca_rdma_task_receive_allocate_init(s->rdma, dst, ud, &recv));
-	assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(recv)));
-	return recv;
-}
+/* ---- tasks ---------------------------------------------------------------------- */
 
 static struct doca_rdma_task_send *submit_send(struct side *s, struct doca_buf *src)
 {
@@ -397,73 +182,23 @@ static struct doca_rdma_task_read *submit_read(struct side *s, struct doca_buf *
 
 /* ---- group setup ------------------------------------------------------------------ */
 
-static struct doca_dev *open_loopback(void)
-{
-	struct doca_dev *d = NULL;
-	uint32_t nb = 0, i;
-	char name[DOCA_DEVINFO_IBDEV_NAME_SIZE];
-
-	if (doca_devinfo_create_list(&dev_list, &nb) != DOCA_SUCCESS || nb == 0)
-		return NULL;
-	for (i = 0; i < nb; i++) {
-		if (doca_devinfo_get_ibdev_name(dev_list[i], name, sizeof(name)) == DOCA_SUCCESS &&
-		    strcmp(name, "soft_lo") == 0)
-			break;
-	}
-	if (doca_dev_open(dev_list[i < nb ? i : 0], &d) != DOCA_SUCCESS)
-		return NULL;
-	return d;
-}
-
-static struct doca_mmap *local_mmap(void *addr, size_t len, uint32_t perms)
-{
-	struct doca_mmap *m;
-
-	assert_ok(doca_mmap_create(&m));
-	assert_ok(doca_mmap_set_memrange(m, addr, len));
-	assert_ok(doca_mmap_set_permissions(m, perms));
-	assert_ok(doca_mmap_add_dev(m, dev));
-	assert_ok(doca_mmap_start(m));
-	return m;
-}
-
-static struct doca_mmap *remote_of(struct doca_mmap *local)
-{
-	const void *desc;
-	size_t len;
-	struct doca_mmap *m;
-
-	assert_ok(doca_mmap_export_rdma(local, dev, &desc, &len));
-	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dev, &m));
-	return m;
-}
-
 static int group_setup(void **state)
 {
 	(void)state;
-	log_capture_init();
-	dev = open_loopback();
-	if (dev == NULL)
+	if (rdma_pair_setup() != 0)
 		return -1;
 	local_mm = local_mmap(mem, sizeof(mem), ALL_RDMA_PERMS);
 	remote_mm = remote_of(local_mm);
-	assert_ok(doca_buf_inventory_create(256, &inv));
-	assert_ok(doca_buf_inventory_start(inv));
-	assert_ok(doca_pe_create(&pe));
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
 	(void)state;
-	assert_ok(doca_pe_destroy(pe));
-	assert_ok(doca_buf_inventory_stop(inv));
-	assert_ok(doca_buf_inventory_destroy(inv));
 	assert_ok(doca_mmap_stop(remote_mm));
 	assert_ok(doca_mmap_destroy(remote_mm));
 	assert_ok(doca_mmap_destroy(local_mm));
-	assert_ok(doca_dev_close(dev));
-	assert_ok(doca_devinfo_destroy_list(dev_list));
+	rdma_pair_teardown();
 	return 0;
 }
 
@@ -486,14 +221,14 @@ static void test_engine_choice_and_no_ucx(void **state)
 
 	/* The control: over UCX, with UCX_TLS naming no transport. */
 	assert_ok(setenv("SOFTDOCA_ENGINE", "ucx", 1));
-	side_create(&A, &default_conf);
+	side_create_conf(&A, &default_conf);
 	assert_ok(setenv("SOFTDOCA_ENGINE", "loopback", 1));
 	assert_int_not_equal(doca_ctx_start(A.ctx), DOCA_SUCCESS);
 	assert_int_equal(state_of(&A), DOCA_CTX_STATE_IDLE);
 	side_destroy(&A);
 
 	/* The same configuration over loopback starts. */
-	side_create(&A, &default_conf);
+	side_create_conf(&A, &default_conf);
 	side_start_export(&A);
 	assert_true(A.desc_len > 0);
 	side_destroy(&A);
@@ -506,7 +241,7 @@ static void test_cm_not_supported(void **state)
 	union doca_data ud = {.u64 = 0};
 
 	(void)state;
-	side_create(&A, &default_conf);
+	side_create_conf(&A, &default_conf);
 	assert_ok(doca_rdma_set_connection_state_callbacks(A.rdma, on_request, on_established, on_failure,
 							   on_disconnect));
 	assert_ok(doca_ctx_start(A.ctx));
@@ -526,8 +261,8 @@ static void test_hostile_descriptors(void **state)
 
 	(void)state;
 	done_count = 0;
-	side_create(&A, &default_conf);
-	side_create(&B, &default_conf);
+	side_create_conf(&A, &default_conf);
+	side_create_conf(&B, &default_conf);
 	side_start_export(&A);
 	side_start_export(&B);
 	len = B.desc_len;

@@ -1,0 +1,133 @@
+/*
+ * What the RDMA unit tests (test_rdma.c, test_rdma_loopback.c) share, so
+ * that each keeps only its own cases: SDK log capture, the soft loopback
+ * device with one PE and one buf inventory, mmaps and buffers over test
+ * memory, the two contexts A and B ("sides") a test connects to each
+ * other, and the task and connection callbacks. Each test says what a
+ * task completion means to it by defining rdma_pair_task_done().
+ *
+ * The short names are the ones these tests have always used; they live in
+ * test programs only.
+ */
+#ifndef TEST_RDMA_PAIR_H_
+#define TEST_RDMA_PAIR_H_
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <doca_buf.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
+
+/* ---- SDK log capture (TEST_RDMA_VERBOSE=1 also prints the lines) ------- */
+
+extern int error_lines;   /* ERROR lines the library logged so far */
+extern int warning_lines; /* WARN lines the library logged so far */
+
+/* The call fails with code and says why in the log. */
+#define assert_fails(expr, code) \
+	do { \
+		int before_ = error_lines; \
+		assert_int_equal((expr), (code)); \
+		assert_true(error_lines > before_); \
+	} while (0)
+
+#define assert_ok(expr) assert_int_equal((expr), DOCA_SUCCESS)
+
+/* ---- shared objects ------------------------------------------------------ */
+
+#define ALL_RDMA_PERMS \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | \
+	 DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+extern struct doca_dev *dev; /* the soft loopback device (soft_lo) */
+extern struct doca_pe *pe;   /* every side's progress engine */
+
+struct side {
+	struct doca_rdma *rdma;
+	struct doca_ctx *ctx;
+	struct doca_rdma_connection *conn;
+	const void *desc;
+	size_t desc_len;
+	int established;
+	int failed;
+	int disconnected;
+};
+
+extern struct side A, B;
+
+/* Log capture, device, inventory and PE; -1 when there is no device. */
+int rdma_pair_setup(void);
+void rdma_pair_teardown(void);
+
+/* A started mmap of [addr, addr + len) on dev. */
+struct doca_mmap *local_mmap(void *addr, size_t len, uint32_t perms);
+/* The same memory seen as a peer sees it: a from-export mmap. */
+struct doca_mmap *remote_of(struct doca_mmap *local);
+
+/* ---- buffers ----------------------------------------------------------------- */
+
+/* A buf whose data window is [addr, addr + data_len) inside [addr, addr + len). */
+struct doca_buf *buf_on(struct doca_mmap *m, void *addr, size_t len, size_t data_len);
+size_t data_len_of(const struct doca_buf *b);
+void put(struct doca_buf *b);
+
+/* ---- callbacks ----------------------------------------------------------------- */
+
+/* Defined by each test: one task of A or B completed (ok or not);
+ * ctx_user_data is the side whose task it was. */
+void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data);
+
+#define RDMA_PAIR_TASK_CALLBACKS(T) \
+	void on_ok_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu); \
+	void on_err_##T(struct doca_rdma_task_##T *task, union doca_data tu, union doca_data cu);
+
+RDMA_PAIR_TASK_CALLBACKS(receive)
+RDMA_PAIR_TASK_CALLBACKS(send)
+RDMA_PAIR_TASK_CALLBACKS(send_imm)
+RDMA_PAIR_TASK_CALLBACKS(read)
+RDMA_PAIR_TASK_CALLBACKS(write)
+RDMA_PAIR_TASK_CALLBACKS(write_imm)
+RDMA_PAIR_TASK_CALLBACKS(atomic_cmp_swp)
+RDMA_PAIR_TASK_CALLBACKS(atomic_fetch_add)
+RDMA_PAIR_TASK_CALLBACKS(remote_net_sync_event_get)
+RDMA_PAIR_TASK_CALLBACKS(remote_net_sync_event_notify_set)
+RDMA_PAIR_TASK_CALLBACKS(remote_net_sync_event_notify_add)
+
+#undef RDMA_PAIR_TASK_CALLBACKS
+
+/* Count into the side (the context's user data); a disconnect also
+ * closes our end, as the DOCA CM samples do, and that must succeed. */
+void on_established(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud);
+void on_failure(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud);
+void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud);
+
+/* ---- contexts and progress ------------------------------------------------------- */
+
+uint64_t now_ms(void);
+/* Progress until *counter reaches want; false after 10 s. */
+bool progress_until(const int *counter, int want);
+
+/* s zeroed, then a new context on dev whose user data is s, on pe. */
+void side_create(struct side *s);
+/* The task pools of s, num_tasks each (the remote sync event tasks too
+ * when sync_event_tasks), and the connection callbacks above. */
+void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks);
+enum doca_ctx_states state_of(const struct side *s);
+/* Stop s and progress until it is IDLE (fails after 10 s); no-op once destroyed. */
+void side_stop(struct side *s);
+void side_destroy(struct side *s);
+/* Connect A's and B's exported connections and wait until both are established. */
+void pair_connect(void);
+
+struct doca_rdma_task_receive *post_receive(struct side *s, struct doca_buf *dst);
+
+#endif /* TEST_RDMA_PAIR_H_ */
