@@ -20,7 +20,7 @@ CASE=${3:?usage: rdma_tests.sh PEER TRANSPORT CASE}
 PAIR_TIMEOUT=${RDMA_TESTS_PAIR_TIMEOUT:-60}
 TARGET_GRACE=${RDMA_TESTS_TARGET_GRACE:-15}
 
-ALL_CASES="send send_imm write write_imm read cas fadd write_noperm read_noperm ctxperm oob
+ALL_CASES="send send_imm write write_imm read write_overlap cas fadd write_noperm read_noperm ctxperm oob
 atomic_misaligned revoked recv_small peer_kill peer_kill_write peer_kill_read forged_pid_dead forged_pid_alive"
 # forged_pid_*: the keepalive timeout of both processes (ms).
 FORGED_TIMEOUT_MS=${RDMA_TESTS_FORGED_TIMEOUT_MS:-3000}

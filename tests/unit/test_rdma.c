@@ -76,6 +76,8 @@ static int group_teardown(void **state)
 
 /* ---- callbacks ------------------------------------------------------------- */
 
+static uint64_t done_order[64]; /* task user data, in completion order */
+
 void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
 {
 	if (ok) {
@@ -85,6 +87,8 @@ void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_us
 	} else {
 		err_calls++;
 	}
+	if (done_calls < (int)(sizeof(done_order) / sizeof(done_order[0])))
+		done_order[done_calls] = doca_task_get_user_data(task).u64;
 	done_calls++;
 	last_status = doca_task_get_status(task);
 	last_task = task;
@@ -1012,6 +1016,46 @@ static void test_submit_without_flush_waits_for_doorbell(void **state)
 	}
 }
 
+/* Reads behind a big read whose answer is still leaving are answered
+ * too (the target starts them), and everything completes in order with
+ * the right bytes: big, small, empty, big, small. */
+static void test_reads_behind_a_read(void **state)
+{
+	/* Sources in the first half of the memory, destinations in the
+	 * second; 16000 bytes go by rendezvous. */
+	static const size_t len[] = {16000, 16, 0, 16000, 8};
+	static const size_t at[] = {0, 16100, 16200, 16384, 16300};
+	const size_t half = MEM_SIZE / 2;
+	struct doca_rdma_task_read *rd[5];
+	struct doca_buf *src[5], *dst[5];
+	int base = done_calls;
+
+	(void)state;
+	for (size_t i = 0; i < half; i++)
+		mem_rw[i] = (char)(i * 7 + 3);
+	memset(mem_rw + half, 0, half);
+	for (int i = 0; i < 5; i++) {
+		union doca_data ud = {.u64 = (uint64_t)i};
+		size_t room = len[i] > 0 ? len[i] : 1;
+
+		src[i] = buf_on(remote_rw, mem_rw + at[i], room, len[i]);
+		dst[i] = buf_on(mmap_rw, mem_rw + half + at[i], room, 0);
+		assert_ok(doca_rdma_task_read_allocate_init(A.rdma, A.conn, src[i], dst[i], ud, &rd[i]));
+	}
+	for (int i = 0; i < 5; i++)
+		assert_ok(doca_task_submit(doca_rdma_task_read_as_task(rd[i])));
+	assert_true(progress_until(&done_calls, base + 5));
+	assert_int_equal(err_calls, 0);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(done_order[base + i], (uint64_t)i);
+		assert_int_equal(doca_rdma_task_read_get_result_len(rd[i]), len[i]);
+		assert_memory_equal(mem_rw + half + at[i], mem_rw + at[i], len[i]);
+		doca_task_free(doca_rdma_task_read_as_task(rd[i]));
+		put(src[i]);
+		put(dst[i]);
+	}
+}
+
 static void test_write_imm_consumes_receive(void **state)
 {
 	struct doca_buf *src = buf_on(mmap_rw, mem_rw, 16, 16);
@@ -1217,6 +1261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_then_read, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_submit_without_flush_waits_for_doorbell, setup_pair, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_reads_behind_a_read, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_imm_consumes_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_imm_receive_with_buffer, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_empty_send, setup_pair, teardown_sides),
