@@ -16,6 +16,11 @@
  * back (writes, sends, sync event sets) are answered by acknowledgements
  * that stand for every such operation up to a sequence number
  * (WIRE_AM_ACK); failures and results come one by one.
+ *
+ * A request posted with ENGINE_POST_DEFER (a task submitted from a
+ * completion callback, or without DOCA's FLUSH flag) is copied into its
+ * connection's open batch; engine_flush_posts, or the connection's next
+ * request that is not held back, sends the batch as one message.
  */
 #include <stdlib.h>
 #include <string.h>
