@@ -142,6 +142,77 @@ static void test_completion_from_other_thread_wakes_fd(void **state)
 	stop_and_destroy(pe, f);
 }
 
+/* Two threads complete 32 tasks each, in their own order, while this
+ * thread progresses: every task is delivered once, on this thread, and
+ * each producer's completions arrive in the order it made them. */
+#define RACE_TASKS 64
+static uint64_t race_order[RACE_TASKS];
+static int race_seen;
+
+static void on_race_done(struct doca_task *task, union doca_data task_user, union doca_data ctx_user)
+{
+	(void)ctx_user;
+	if (race_seen < RACE_TASKS)
+		race_order[race_seen] = task_user.u64;
+	race_seen++;
+	callback_thread = pthread_self();
+	doca_task_free(task);
+}
+
+struct race_producer {
+	struct doca_task *tasks[RACE_TASKS / 2];
+};
+
+static void *race_complete(void *arg)
+{
+	struct race_producer *p = arg;
+
+	for (int i = 0; i < RACE_TASKS / 2; i++)
+		softdoca_task_complete(p->tasks[i], DOCA_SUCCESS);
+	return NULL;
+}
+
+static void test_completions_from_two_threads_keep_order(void **state)
+{
+	struct race_producer prod[2];
+	struct doca_pe *pe;
+	struct fake_ctx *f;
+	pthread_t thr[2];
+	uint64_t next[2] = {0, 1};
+
+	(void)state;
+	race_seen = 0;
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	f = fake_create();
+	assert_int_equal(softdoca_task_type_set_conf(&f->type, on_race_done, on_race_done, RACE_TASKS), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, &f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&f->ctx), DOCA_SUCCESS);
+	for (uint64_t i = 0; i < RACE_TASKS; i++) {
+		union doca_data ud = {.u64 = i};
+		struct doca_task *task;
+
+		assert_int_equal(softdoca_task_alloc(&f->type, ud, &task), DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(task), DOCA_SUCCESS);
+		prod[i % 2].tasks[i / 2] = task; /* producer 0 the even ones, 1 the odd */
+	}
+	f->num_pending = 0; /* the producers complete them, not fake_stop */
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(pthread_create(&thr[k], NULL, race_complete, &prod[k]), 0);
+	while (race_seen < RACE_TASKS)
+		(void)doca_pe_progress(pe);
+	for (int k = 0; k < 2; k++)
+		pthread_join(thr[k], NULL);
+	assert_int_equal(race_seen, RACE_TASKS);
+	assert_true(pthread_equal(callback_thread, pthread_self()));
+	for (int i = 0; i < RACE_TASKS; i++) {
+		uint64_t v = race_order[i];
+
+		assert_int_equal(v, next[v % 2]); /* each producer's in its order, none twice */
+		next[v % 2] += 2;
+	}
+	stop_and_destroy(pe, f);
+}
+
 static void test_arming_after_completion_signals_at_once(void **state)
 {
 	struct doca_pe *pe;
@@ -208,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_create_destroy_errors),
 		cmocka_unit_test(test_notification_fixed_and_quiet_when_idle),
 		cmocka_unit_test(test_completion_from_other_thread_wakes_fd),
+		cmocka_unit_test(test_completions_from_two_threads_keep_order),
 		cmocka_unit_test(test_arming_after_completion_signals_at_once),
 		cmocka_unit_test(test_inflight_across_contexts),
 	};
