@@ -333,8 +333,10 @@ static bool svc_serve(struct engine_worker *w, uint64_t now)
 
 	pthread_mutex_lock(&w->lock);
 	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
-		for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
+		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && ucp_worker_progress(w->ucp) != 0; i++)
 			;
+		if (w->ack_list != NULL)
+			engine_acks_flush(w); /* as engine_worker_progress does, every so many rounds */
 		worker_expire(w, now);
 		st = ucp_worker_arm(w->ucp);
 	}
@@ -774,7 +776,9 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 	/* Never wait behind the service thread: it is serving this worker. */
 	if (pthread_mutex_trylock(&w->lock) != 0)
 		return 0;
-	while ((n = ucp_worker_progress(w->ucp)) != 0)
+	/* Bounded: acknowledgements go out when the lock is released, and a
+	 * stream that never pauses must not hold them back for ever. */
+	for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++)
 		events += n;
 	/* Each poll looks at a cheap clock (a few ms coarse) for the
 	 * keepalive; only parked operations and the like need the exact one. */

@@ -194,6 +194,9 @@ struct engine_conn {
 /* A stream of requests that does not pause gets an acknowledgement at
  * least every this many operations. */
 #define ENGINE_ACK_BATCH 8
+/* UCX progress calls in one go under the worker lock (acknowledgements
+ * owed are sent after them). */
+#define ENGINE_PROGRESS_ROUNDS 64
 
 #define ENGINE_MAX_LISTENERS 8
 
