@@ -47,7 +47,8 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer" build-asan \
 	-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
 
 # ThreadSanitizer on the programs where the engine's service thread and the
-# application's thread meet: the two-process suites. UCX's memory hooks
+# application's thread meet: the two-process suites, and the unit tests
+# (the PE's completion queue takes completions from any thread). UCX's memory hooks
 # break TSan (UCX_MEM_EVENTS=n); a report fails its process (exit 66), and
 # every report is also kept in $dir/tsan-reports, in case a process's exit
 # status goes unchecked. tests/tsan.supp says what may be suppressed.
@@ -60,7 +61,7 @@ tsan_phase() {
 		return
 	fi
 	list=$(meson test -C "$dir" --list 2>/dev/null)
-	for s in rdma cm sync_event samples conformance; do
+	for s in unit rdma cm sync_event samples conformance; do
 		grep -q "^softdoca:$s / " <<<"$list" && suites+=(--suite "$s")
 	done
 	rm -rf "$dir/tsan-reports"
