@@ -10,7 +10,9 @@
  * its memory read and written). The worker lock serialises them; the
  * application's progress only try-locks, so it never waits behind the
  * service thread. Idle costs nothing: the service thread sleeps until an
- * event fd fires or a parked operation's deadline passes.
+ * event fd fires or a parked operation's deadline passes. While traffic
+ * flows it polls the worker a while before it sleeps again (svc_spin),
+ * as a wake-up costs more than most gaps between messages.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +34,38 @@ SDK_LOG_REGISTER(ENGINE)
 
 /* How long the service thread sleeps at most when operations are parked. */
 #define SVC_MAX_SLEEP_MS 50
+
+/* A worker's spin window (see svc_spin): it starts at the least, doubles
+ * (at least) when traffic came back within the most after the thread
+ * armed and slept, halves when it came back later, and below the least
+ * it is none. Waking a sleeping thread costs 10-20 us on a small VM, more
+ * than a TCP round trip's gap; gaps past the most are rare enough that
+ * the sleep is cheap beside them. */
+#define SVC_SPIN_MIN_NS 10000ULL
+#define SVC_SPIN_MAX_NS 200000ULL
+/* Polling that ends with nothing caught this many times in a row is
+ * useless or worse: gaps just past the window, or the peer needing the
+ * CPU we poll on (it runs, and answers, only once we sleep). Then the
+ * worker rests: it is not polled for a while. */
+#define SVC_SPIN_MISSES 4
+#define SVC_SPIN_REST_NS 20000000ULL
+/* Nor is any polled while the CPUs are oversubscribed: polling would take
+ * one from the peer or the application's other work, a thread that polled
+ * past its share is woken late (the scheduler makes it pay its lag back),
+ * and a wake-up on a busy CPU is cheap anyway. Seen as the thread waiting
+ * for a CPU more than an eighth of the time it polls (the kernel's
+ * schedstat, summed over a sample of polling; a moment taken by a kernel
+ * thread or another thread's timer is no contention): its workers rest,
+ * twice as long as the last time if that was less than a calm ago (up to
+ * the most). */
+#define SVC_CONTENDED_SAMPLE_NS 20000000ULL
+#define SVC_CONTENDED_CALM_NS 1000000000ULL
+#define SVC_CONTENDED_REST_MAX_NS 2000000000ULL
+/* The longest the thread polls without looking at its other fds and
+ * serving its other workers. */
+#define SVC_SLICE_NS 200000ULL
+/* Quiet polls of the spinning thread are this far apart. */
+#define SVC_POLL_GAP_NS 100ULL
 
 uint64_t engine_now_ns(void)
 {
@@ -291,8 +325,17 @@ static struct {
 	bool running;
 	int epfd;
 	int kickfd;           /* wakes the thread to recompute its sleep */
+	int schedstat_fd;     /* the thread's own schedstat, -1 if none */
+	uint64_t poll_ns;     /* polling time in the sample being taken ... */
+	uint64_t poll_wait_ns; /* ... and the part of it spent waiting for a CPU */
+	uint64_t contended_ns; /* when polling last found the CPUs oversubscribed */
+	uint64_t contended_rest_ns; /* how long its workers rested then */
 	struct engine_worker *workers;
-} svc = {.lock = PTHREAD_MUTEX_INITIALIZER, .looped = PTHREAD_COND_INITIALIZER, .epfd = -1, .kickfd = -1};
+} svc = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .looped = PTHREAD_COND_INITIALIZER,
+       .epfd = -1,
+       .kickfd = -1,
+       .schedstat_fd = -1};
 
 void engine_svc_kick(void)
 {
@@ -323,25 +366,36 @@ static bool worker_has_deadlines(struct engine_worker *w)
 	       atomic_load_explicit(&w->suspects, memory_order_relaxed) > 0;
 }
 
-/* Progress a worker until UCX has nothing more, then arm its event fd.
- * Bounded: a transport that keeps reporting events (a dead peer's, say)
- * must not keep the lock from everyone else. Returns false when the fd
- * could not be armed, so the caller comes back soon instead of sleeping. */
-static bool svc_serve(struct engine_worker *w, uint64_t now)
+/* Serve a worker: progress it until UCX has nothing more, then, when armed
+ * is given, arm its event fd (*armed false when it could not be armed, so
+ * the caller comes back soon instead of sleeping). Without armed it is a
+ * poll of a spinning service thread, which leaves a worker some other
+ * thread holds alone. Bounded: a transport that keeps reporting events (a
+ * dead peer's, say) must not keep the lock from everyone else. Returns the
+ * events progress reported. */
+static unsigned int svc_serve(struct engine_worker *w, uint64_t now, bool *armed)
 {
 	ucs_status_t st = UCS_ERR_BUSY;
+	unsigned int events = 0, n;
 
-	pthread_mutex_lock(&w->lock);
+	if (armed == NULL && pthread_mutex_trylock(&w->lock) != 0)
+		return 0;
+	if (armed != NULL)
+		pthread_mutex_lock(&w->lock);
 	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
-		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && ucp_worker_progress(w->ucp) != 0; i++)
-			;
+		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++)
+			events += n;
 		if (w->ack_list != NULL)
 			engine_acks_flush(w); /* as engine_worker_progress does, every so many rounds */
 		worker_expire(w, now);
+		if (armed == NULL)
+			break;
 		st = ucp_worker_arm(w->ucp);
 	}
 	engine_worker_unlock(w);
-	return st != UCS_ERR_BUSY;
+	if (armed != NULL)
+		*armed = st != UCS_ERR_BUSY;
+	return events;
 }
 
 /* The worker's event fd is one-shot in our epoll: it fires once, and is
@@ -416,17 +470,254 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 	engine_worker_unlock(w);
 }
 
+static inline void svc_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Has the application progressed w since the service thread last looked?
+ * Then it serves w, and the thread leaves it alone. */
+static bool svc_app_moved(const struct engine_worker *w)
+{
+	return atomic_load_explicit(&w->app_ticks, memory_order_relaxed) != w->svc_seen_ticks;
+}
+
+/* Traffic came back to w after it slept: a short sleep means polling a
+ * little longer would have caught it, a long one that polling would have
+ * burnt the CPU for nothing. */
+static void svc_spin_adapt(struct engine_worker *w, uint64_t now)
+{
+	uint64_t slept, spin = w->svc_spin_ns;
+
+	if (w->svc_asleep_ns == 0)
+		return;
+	slept = now - w->svc_asleep_ns;
+	w->svc_asleep_ns = 0;
+	if (now < w->svc_rest_ns)
+		return;
+	if (slept < SVC_SPIN_MAX_NS) {
+		spin = spin * 2 > slept * 2 ? spin * 2 : slept * 2;
+		spin = spin < SVC_SPIN_MIN_NS ? SVC_SPIN_MIN_NS : spin;
+		w->svc_spin_ns = spin > SVC_SPIN_MAX_NS ? SVC_SPIN_MAX_NS : spin;
+	} else {
+		w->svc_spin_ns = spin / 2 < SVC_SPIN_MIN_NS ? 0 : spin / 2;
+	}
+}
+
+static void svc_spin_rest(struct engine_worker *w, uint64_t now, uint64_t rest)
+{
+	w->svc_misses = 0;
+	w->svc_spin_ns = 0;
+	w->svc_rest_ns = now + rest;
+}
+
+/* w was polled this round and goes to sleep: its polling caught nothing
+ * at the end. Too many of those in a row and it rests. */
+static void svc_spin_missed(struct engine_worker *w, uint64_t now)
+{
+	if (!w->svc_spun)
+		return;
+	w->svc_spun = false;
+	if (++w->svc_misses >= SVC_SPIN_MISSES)
+		svc_spin_rest(w, now, SVC_SPIN_REST_NS);
+}
+
+/* How long the service thread has waited for a CPU while runnable, in ns
+ * (0 when the kernel does not say). */
+static uint64_t svc_waited_ns(void)
+{
+	char text[96];
+	unsigned long long run, wait;
+	ssize_t got;
+
+	if (svc.schedstat_fd < 0)
+		return 0;
+	got = pread(svc.schedstat_fd, text, sizeof(text) - 1, 0);
+	if (got <= 0)
+		return 0;
+	text[got] = '\0';
+	/* "run_ns wait_ns timeslices" */
+	if (sscanf(text, "%llu %llu", &run, &wait) != 2)
+		return 0;
+	return wait;
+}
+
+/* Account a spell of polling from start to now, waited ns of it spent
+ * waiting for a CPU. Returns true when a sample is complete and too much
+ * of it was waiting. */
+static bool svc_contended(uint64_t start, uint64_t now, uint64_t waited)
+{
+	bool contended;
+
+	svc.poll_ns += now - start;
+	svc.poll_wait_ns += waited;
+	if (svc.poll_ns < SVC_CONTENDED_SAMPLE_NS && svc.poll_wait_ns * 8 < SVC_CONTENDED_SAMPLE_NS)
+		return false;
+	contended = svc.poll_wait_ns * 8 > svc.poll_ns;
+	svc.poll_ns = svc.poll_wait_ns = 0;
+	return contended;
+}
+
+static void svc_note_events(struct engine_worker *w, unsigned int events, uint64_t now)
+{
+	if (events > 0) {
+		svc_spin_adapt(w, now);
+		w->svc_busy_ns = now;
+	}
+}
+
+/* May w be polled now, if it had traffic within its spin window? */
+static bool svc_may_poll(const struct engine_worker *w, uint64_t now)
+{
+	return w->svc_spin_ns > 0 && now >= w->svc_rest_ns;
+}
+
+/* w just reported events (or was polled): does it stay hot, i.e. polled
+ * instead of armed? */
+static bool svc_still_hot(struct engine_worker *w, unsigned int events, uint64_t now)
+{
+	svc_note_events(w, events, now);
+	w->svc_hot = !svc_app_moved(w) && now - w->svc_busy_ns < w->svc_spin_ns;
+	w->svc_spun |= w->svc_hot;
+	return w->svc_hot;
+}
+
+/* Serve w and arm its event fd, to sleep. Returns whether it was armed. */
+static bool svc_arm(struct engine_worker *w, uint64_t now)
+{
+	bool ok;
+
+	svc_note_events(w, svc_serve(w, now, &ok), now);
+	svc_spin_missed(w, now);
+	if (ok && w->svc_asleep_ns == 0)
+		w->svc_asleep_ns = now;
+	svc_rearm(w);
+	w->svc_done = true;
+	return ok;
+}
+
+/* Poll the hot workers, without arming, until each has been quiet for
+ * its spin window or the application took it over, or the slice is used
+ * up. A blocked responder's next message then costs no wake-up (nor the
+ * sender's signal: an armed shared-memory receiver is signalled through a
+ * socket), and a rendezvous transfer's steps follow each other at once.
+ * Returns whether some worker is still hot. */
+static bool svc_spin(uint64_t start)
+{
+	uint64_t now = start;
+	bool hot = true;
+
+	while (hot && now - start < SVC_SLICE_NS) {
+		bool quiet = true;
+
+		hot = false;
+		for (struct engine_worker *w = svc.workers; w != NULL; w = w->svc_next) {
+			unsigned int events;
+
+			if (!w->svc_hot)
+				continue;
+			events = svc_serve(w, now, NULL);
+			now = engine_now_ns();
+			quiet &= events == 0;
+			if (events > 0)
+				w->svc_misses = 0;
+			hot |= svc_still_hot(w, events, now);
+		}
+		/* Between quiet polls the worker locks stay free a while: a
+		 * thread of the application waiting for one gets it instead of
+		 * losing every race to our next poll. */
+		for (uint64_t t = now; quiet && hot && now - t < SVC_POLL_GAP_NS; now = engine_now_ns())
+			svc_cpu_relax();
+	}
+	return hot;
+}
+
+/* Polling found the CPUs oversubscribed (see SVC_CONTENDED_SAMPLE_NS): the
+ * workers that were polled rest, the longer the more often this happens. */
+static void svc_contended_rest(uint64_t now)
+{
+	uint64_t rest = svc.contended_rest_ns * 2;
+
+	if (now - svc.contended_ns > SVC_CONTENDED_CALM_NS || rest < SVC_SPIN_REST_NS)
+		rest = SVC_SPIN_REST_NS;
+	rest = rest > SVC_CONTENDED_REST_MAX_NS ? SVC_CONTENDED_REST_MAX_NS : rest;
+	svc.contended_ns = now;
+	svc.contended_rest_ns = rest;
+	for (struct engine_worker *w = svc.workers; w != NULL; w = w->svc_next) {
+		if (w->svc_spun)
+			svc_spin_rest(w, now, rest);
+		w->svc_hot = w->svc_spun = false;
+	}
+}
+
+/* One round of the service thread over its workers after a wake-up;
+ * returns the next epoll timeout. Every worker the application leaves
+ * alone is served (cheap when idle: progress finds nothing, arm
+ * succeeds, and it covers deadlines too); those with traffic are polled
+ * for a while before they are armed. */
+static int svc_round(uint64_t now)
+{
+	bool armed = true, backing_off = false, hot = false;
+	struct engine_worker *w;
+
+	for (w = svc.workers; w != NULL; w = w->svc_next) {
+		w->svc_hot = w->svc_done = false;
+		if (svc_app_moved(w)) {
+			/* The application progressed since we last looked:
+			 * it serves this worker; look again soon. */
+			w->svc_seen_ticks = atomic_load_explicit(&w->app_ticks, memory_order_relaxed);
+			w->svc_asleep_ns = 0;
+			w->svc_spun = false;
+			w->svc_done = true;
+			backing_off = true;
+			continue;
+		}
+		/* Not to be polled (no window, or resting): served and
+		 * armed at once. */
+		if (!svc_may_poll(w, now))
+			armed &= svc_arm(w, now);
+		else
+			hot |= svc_still_hot(w, svc_serve(w, now, NULL), now);
+	}
+	if (hot) {
+		uint64_t waited = svc_waited_ns(), start = now;
+
+		hot = svc_spin(start);
+		now = engine_now_ns();
+		if (svc_contended(start, now, svc_waited_ns() - waited)) {
+			svc_contended_rest(now);
+			hot = false;
+		}
+	}
+	now = engine_now_ns();
+	for (w = svc.workers; w != NULL; w = w->svc_next) {
+		if (w->svc_hot || w->svc_done)
+			continue; /* still polled (in the next round, at once), or done */
+		if (svc_app_moved(w)) {
+			backing_off = true;
+			continue;
+		}
+		armed &= svc_arm(w, now);
+	}
+	if (hot)
+		return 0;
+	return armed && !backing_off ? svc_timeout_ms() : 1;
+}
+
 static void *svc_main(void *arg)
 {
 	struct epoll_event events[16];
 	int timeout = -1;
-	bool armed, backing_off;
 
 	(void)arg;
+	/* Opened here: thread-self is the thread that opens it. */
+	svc.schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 	for (;;) {
 		int n = epoll_wait(svc.epfd, events, 16, timeout);
-		uint64_t now = engine_now_ns();
-		struct engine_worker *w;
 
 		if (n < 0 && errno != EINTR) {
 			SDK_LOG_ERR("service thread: epoll_wait failed: %s", strerror(errno));
@@ -448,24 +739,7 @@ static void *svc_main(void *arg)
 				svc_source_event(src, events[i].events);
 			}
 		}
-		/* Serve every worker: cheap when idle (progress finds nothing,
-		 * arm succeeds), and it covers deadlines too. */
-		armed = true;
-		backing_off = false;
-		for (w = svc.workers; w != NULL; w = w->svc_next) {
-			unsigned int ticks = atomic_load_explicit(&w->app_ticks, memory_order_relaxed);
-
-			if (ticks != w->svc_seen_ticks) {
-				/* The application progressed since we last looked:
-				 * it serves this worker; look again soon. */
-				w->svc_seen_ticks = ticks;
-				backing_off = true;
-				continue;
-			}
-			armed &= svc_serve(w, now);
-			svc_rearm(w);
-		}
-		timeout = armed && !backing_off ? svc_timeout_ms() : 1;
+		timeout = svc_round(engine_now_ns());
 		svc.loops++;
 		pthread_cond_broadcast(&svc.looped);
 		pthread_mutex_unlock(&svc.lock);
@@ -532,6 +806,7 @@ static doca_error_t svc_register(struct engine_worker *w)
 	w->svc_src.kind = SVC_WORKER;
 	w->svc_src.fd = w->efd;
 	w->svc_src.worker = w;
+	w->svc_spin_ns = SVC_SPIN_MIN_NS;
 	pthread_mutex_lock(&svc.lock);
 	status = svc_start_locked();
 	if (status == DOCA_SUCCESS && epoll_ctl(svc.epfd, EPOLL_CTL_ADD, w->efd, &ev) != 0) {

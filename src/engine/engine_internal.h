@@ -279,6 +279,19 @@ struct engine_worker {
 	 * no wake-up per message while the application is progressing). */
 	atomic_uint app_ticks;
 	unsigned int svc_seen_ticks;
+	/* The service thread's polling of this worker (engine.c, its thread
+	 * only): while traffic flows it polls for up to svc_spin_ns after
+	 * the last event before arming and sleeping, as a wake-up costs more
+	 * than most gaps between messages; the window adapts to how soon
+	 * traffic came back after each sleep. */
+	uint64_t svc_spin_ns;
+	uint64_t svc_busy_ns;               /* when it last served traffic */
+	uint64_t svc_asleep_ns;             /* armed and asleep since (0 = not asleep) */
+	uint64_t svc_rest_ns;               /* no polling until then (it caught nothing, or the CPUs were oversubscribed) */
+	unsigned int svc_misses;            /* polls in a row that ended with nothing caught */
+	bool svc_hot;                       /* being polled: not armed */
+	bool svc_spun;                      /* polled in this round */
+	bool svc_done;                      /* armed, or left to the application, in this round */
 	struct engine_worker *svc_next;
 };
 
