@@ -441,6 +441,21 @@ static int side_teardown(struct side *s)
 
 /* ---- target ---- */
 
+/* Bytes of the region that are not round's data (the first at *first):
+ * memory the initiator's writes filled, read once it said it is done
+ * (tests/tsan.supp names this function: that order runs through the
+ * other process, which TSan cannot see). */
+static size_t region_bad_bytes(const struct side *s, uint32_t round, size_t *first)
+{
+	size_t bad = 0;
+
+	for (size_t off = 0; off < s->region_len; off++) {
+		if (s->region[off] != pat(off, round) && bad++ == 0)
+			*first = off;
+	}
+	return bad;
+}
+
 /* Progress (serve the writes) until the initiator's next frame. */
 static int serve_until_frame(struct side *s, uint8_t **msg, size_t *len)
 {
@@ -490,10 +505,7 @@ static int target_run(struct side *s)
 	}
 	memcpy(&round, msg, sizeof(round));
 	free(msg);
-	for (size_t off = 0; off < s->region_len; off++) {
-		if (s->region[off] != pat(off, round) && bad++ == 0)
-			first_bad = off;
-	}
+	bad = region_bad_bytes(s, round, &first_bad);
 	if (bad != 0)
 		return failf(s, "%zu of %zu bytes differ from round %u's data (first at offset %zu: conn %zu)", bad,
 			     s->region_len, round, first_bad, first_bad / (g_size * g_inflight));
