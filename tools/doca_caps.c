@@ -1,479 +1,482 @@
 /*
- * doca_caps — show the devices softdoca offers and what they can do.
+ * doca_caps — show the devices softdoca offers and what they can do, in
+ * the layout and with the flags of NVIDIA's doca_caps.
  *
- *   doca_caps                  every device, with its capabilities
- *   doca_caps -d soft_lo       one device
- *   doca_caps --list-devs      one line per device
- *   doca_caps --version        softdoca release and DOCA API level
+ *   doca_caps                    every device: per-library capabilities,
+ *                                then softdoca's extras (GID table, ...)
+ *   doca_caps -p 0000:00:01.0    one device, chosen by PCI address
+ *   doca_caps --list-devs        one block per PCI address: names, MAC,
+ *                                addresses, GIDs
+ *   doca_caps --list-rep-devs    each device's representors
+ *   doca_caps --list-libs        the DOCA libraries and whether installed
+ *   doca_caps --list-loggers     the registered log sources
+ *   doca_caps -d soft_lo         softdoca's own: choose by ibdev or
+ *                                interface name
  *
- * The GID table of each device shows, per GID, its index (what the
- * samples' -g takes), the GID, its type and the interface, as sysfs does
- * for a real RDMA port.
- *
- * A device's report is a list of rows, each a name and a function that
- * renders its value; the capability rows live in one table so that other
- * layers' capabilities (RDMA tasks, connection methods) are added as rows.
+ * The command line is this file's; the per-library listing and the extras
+ * are doca_caps_libs.c's. Exit status: 0, 1 (a run-time failure or no
+ * such device), 2 (a usage error: unknown flag, missing or bad value).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <dlfcn.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <doca_dev.h>
-#include <doca_dma.h>
-#include <doca_rdma.h>
-#include <doca_sync_event.h>
 #include <doca_error.h>
+#include <doca_log.h>
+#include <doca_rdma.h>
 #include <doca_version.h>
 
 #include "dev.h"
+#include "doca_caps.h"
 
-#define VALUE_LEN 128
+#define EXIT_USAGE 2
+#define ATTR_WIDTH 22
 
-/* Renders one value of a device into out. */
-typedef void (*row_show_cb_t)(const struct doca_devinfo *devinfo, char *out, size_t len);
-
-struct row {
-	const char *name;
-	row_show_cb_t show;
+enum list_flag {
+	LIST_DEVS = 1 << 0,
+	LIST_REP_DEVS = 1 << 1,
+	LIST_LIBS = 1 << 2,
+	LIST_LOGGERS = 1 << 3,
 };
 
-/* A query's failure, as a value: "not supported", "none", or the error. */
-static void show_error(doca_error_t err, char *out, size_t len)
+struct options {
+	unsigned int lists;  /* enum list_flag bits; none: capability listing */
+	const char *pci;     /* NULL: any PCI address */
+	const char *device;  /* NULL: any name (softdoca's -d) */
+	bool version;
+	bool help;
+};
+
+/* ---- device selection ------------------------------------------------------ */
+
+/* Is text a PCI address, "DDDD:BB:DD.F" or "BB:DD.F" in hex? Checked here,
+ * before any device is asked, so that a typo is a usage error even on a
+ * host with no device. The device itself compares the values. */
+static bool pci_text_valid(const char *text)
 {
-	if (err == DOCA_ERROR_NOT_SUPPORTED)
-		snprintf(out, len, "not supported");
-	else if (err == DOCA_ERROR_NOT_FOUND)
-		snprintf(out, len, "none");
-	else
-		snprintf(out, len, "error: %s", doca_error_get_name(err));
+	static const char *const forms[] = {"hhhh:hh:hh.h", "hh:hh.h"};
+
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		size_t i;
+
+		if (strlen(text) != strlen(forms[f]))
+			continue;
+		for (i = 0; forms[f][i] != '\0'; i++)
+			if (forms[f][i] == 'h' ? !isxdigit((unsigned char)text[i]) : text[i] != forms[f][i])
+				break;
+		if (forms[f][i] == '\0')
+			return true;
+	}
+	return false;
 }
 
-/* ---- identity rows ----------------------------------------------------- */
-
-static void show_ibdev(const struct doca_devinfo *devinfo, char *out, size_t len)
+/* Does devinfo pass the filters? */
+static bool device_selected(const struct options *opts, const struct doca_devinfo *devinfo)
 {
-	snprintf(out, len, "%s", softdoca_devinfo_ibdev(devinfo));
+	uint8_t equal = 0;
+
+	if (opts->device != NULL && strcmp(opts->device, softdoca_devinfo_ibdev(devinfo)) != 0 &&
+	    strcmp(opts->device, softdoca_devinfo_iface(devinfo)) != 0)
+		return false;
+	if (opts->pci == NULL)
+		return true;
+	return doca_devinfo_is_equal_pci_addr(devinfo, opts->pci, &equal) == DOCA_SUCCESS && equal;
 }
 
-static void show_iface(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	snprintf(out, len, "%s (ifindex %u)", softdoca_devinfo_iface(devinfo), softdoca_devinfo_ifindex(devinfo));
-}
-
-static void show_kind(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	if (softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_SOFT)
-		snprintf(out, len, "soft (network interface driven in software)");
-	else
-		snprintf(out, len, "rdma");
-}
-
-static void show_pci(const struct doca_devinfo *devinfo, char *out, size_t len)
+static void print_available(struct doca_devinfo **list, uint32_t nb)
 {
 	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
-	doca_error_t err = doca_devinfo_get_pci_addr_str(devinfo, pci);
 
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "%s", pci);
+	fprintf(stderr, "available devices:");
+	for (uint32_t i = 0; i < nb; i++) {
+		if (doca_devinfo_get_pci_addr_str(list[i], pci) != DOCA_SUCCESS)
+			snprintf(pci, sizeof(pci), "?");
+		fprintf(stderr, " %s (%s)", pci, softdoca_devinfo_ibdev(list[i]));
+	}
+	fprintf(stderr, nb == 0 ? " none\n" : "\n");
 }
 
-static void show_func_type(const struct doca_devinfo *devinfo, char *out, size_t len)
+/* ---- --list-devs ------------------------------------------------------------- */
+
+static void attr_row(const char *name, const char *value)
+{
+	printf(CAPS_INDENT_SECTION "%-*s %s\n", ATTR_WIDTH, name, value);
+}
+
+/* An IPv6 address or a GID in full: eight groups of four hex digits. */
+static void full_ipv6(const uint8_t b[16], char *out, size_t len)
+{
+	snprintf(out, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static void list_dev_names(const struct doca_devinfo *devinfo)
+{
+	char ibdev[DOCA_DEVINFO_IBDEV_NAME_SIZE];
+	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
+	char value[CAPS_VALUE_LEN];
+	doca_error_t err;
+
+	err = doca_devinfo_get_ibdev_name(devinfo, ibdev, sizeof(ibdev));
+	if (err != DOCA_SUCCESS)
+		caps_error_text(err, ibdev, sizeof(ibdev));
+	attr_row("ibdev_name", ibdev);
+	err = doca_devinfo_get_iface_name(devinfo, iface, sizeof(iface));
+	if (err != DOCA_SUCCESS)
+		caps_error_text(err, iface, sizeof(iface));
+	attr_row("iface_name", iface);
+	/* No DOCA getter for the index; the device's own record has it. */
+	snprintf(value, sizeof(value), "%u", softdoca_devinfo_ifindex(devinfo));
+	attr_row("iface_index", value);
+}
+
+static void list_dev_func_type(const struct doca_devinfo *devinfo)
 {
 	static const char *const names[] = {"PF", "VF", "SF"};
 	enum doca_pci_func_type type;
+	char value[CAPS_VALUE_LEN];
 	doca_error_t err = doca_devinfo_get_pci_func_type(devinfo, &type);
 
 	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
+		caps_error_text(err, value, sizeof(value));
 	else if ((unsigned int)type < sizeof(names) / sizeof(names[0]))
-		snprintf(out, len, "%s", names[type]);
+		snprintf(value, sizeof(value), "%s", names[type]);
 	else
-		snprintf(out, len, "unknown (%d)", (int)type);
+		snprintf(value, sizeof(value), "unknown (%d)", (int)type);
+	attr_row("pci_func_type", value);
 }
 
-static void show_mac(const struct doca_devinfo *devinfo, char *out, size_t len)
+/* MAC and addresses; a missing one reads as zeros, as NVIDIA's tool shows
+ * an interface without an IPv4 address. */
+static void list_dev_addresses(const struct doca_devinfo *devinfo)
 {
-	uint8_t m[DOCA_DEVINFO_MAC_ADDR_SIZE];
-	doca_error_t err = doca_devinfo_get_mac_addr(devinfo, m, sizeof(m));
+	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE] = {0};
+	uint8_t v4[DOCA_DEVINFO_IPV4_ADDR_SIZE] = {0};
+	uint8_t v6[DOCA_DEVINFO_IPV6_ADDR_SIZE] = {0};
+	char value[CAPS_VALUE_LEN];
 
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	if (doca_devinfo_get_mac_addr(devinfo, mac, sizeof(mac)) != DOCA_SUCCESS)
+		memset(mac, 0, sizeof(mac));
+	snprintf(value, sizeof(value), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4],
+		 mac[5]);
+	attr_row("mac_addr", value);
+	if (doca_devinfo_get_ipv4_addr(devinfo, v4, sizeof(v4)) != DOCA_SUCCESS)
+		memset(v4, 0, sizeof(v4));
+	inet_ntop(AF_INET, v4, value, sizeof(value));
+	attr_row("ipv4_addr", value);
+	if (doca_devinfo_get_ipv6_addr(devinfo, v6, sizeof(v6)) != DOCA_SUCCESS)
+		memset(v6, 0, sizeof(v6));
+	full_ipv6(v6, value, sizeof(value));
+	attr_row("ipv6_addr", value);
 }
 
-static void show_rate(const struct doca_devinfo *devinfo, char *out, size_t len)
+static void list_dev_gids(const struct doca_devinfo *devinfo)
 {
-	uint64_t rate;
-	doca_error_t err = doca_devinfo_get_active_rate(devinfo, &rate);
+	struct doca_rdma_gid gid;
+	char name[32];
+	char value[CAPS_VALUE_LEN];
+	uint32_t size = 0;
+	doca_error_t err = doca_rdma_cap_get_gid_table_size(devinfo, &size);
 
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else if (rate % 1000000000 == 0)
-		snprintf(out, len, "%" PRIu64 " Gb/s", rate / 1000000000);
-	else
-		snprintf(out, len, "%" PRIu64 " Mb/s", rate / 1000000);
+	if (err != DOCA_SUCCESS) {
+		caps_error_text(err, value, sizeof(value));
+		attr_row("gid_table_size", value);
+		return;
+	}
+	snprintf(value, sizeof(value), "%" PRIu32, size);
+	attr_row("gid_table_size", value);
+	for (uint32_t i = 0; i < size; i++) {
+		if (doca_rdma_cap_get_gid(devinfo, i, 1, &gid) != DOCA_SUCCESS)
+			continue;
+		snprintf(name, sizeof(name), "GID[%" PRIu32 "]", i);
+		full_ipv6(gid.raw, value, sizeof(value));
+		attr_row(name, value);
+	}
 }
 
-static void show_lid(const struct doca_devinfo *devinfo, char *out, size_t len)
+static void list_dev(const struct doca_devinfo *devinfo, const char *pci)
 {
-	uint16_t lid;
-	doca_error_t err = doca_devinfo_get_lid(devinfo, &lid);
-
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "0x%04x", lid);
+	printf("PCI: %s\n", pci);
+	list_dev_names(devinfo);
+	list_dev_func_type(devinfo);
+	list_dev_addresses(devinfo);
+	list_dev_gids(devinfo);
 }
 
-static const struct row identity_rows[] = {
-	{"ibdev name", show_ibdev},
-	{"interface", show_iface},
-	{"kind", show_kind},
-	{"pci address", show_pci},
-	{"pci function", show_func_type},
-	{"mac address", show_mac},
-	{"active rate", show_rate},
-	{"lid", show_lid},
+/* ---- --list-rep-devs --------------------------------------------------------- */
+
+static void list_rep(struct doca_devinfo_rep *rep)
+{
+	char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE] = "?";
+	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE] = "";
+	uint8_t hotplug = 0;
+
+	(void)doca_devinfo_rep_get_pci_addr_str(rep, pci);
+	(void)doca_devinfo_rep_get_iface_name(rep, iface, sizeof(iface));
+	(void)doca_devinfo_rep_get_is_hotplug(rep, &hotplug);
+	printf(CAPS_INDENT_SECTION "PCI: %s\n", pci);
+	printf(CAPS_INDENT_ROW "%-*s %s\n", ATTR_WIDTH, "iface_name", iface);
+	printf(CAPS_INDENT_ROW "%-*s %u\n", ATTR_WIDTH, "hotplug", hotplug);
+}
+
+/* A device's representors, asked for only where the device says it has
+ * any (soft devices never do: their block is the PCI line alone). */
+static int list_rep_devs(struct doca_devinfo *devinfo, const char *pci)
+{
+	struct doca_devinfo_rep **reps = NULL;
+	struct doca_dev *dev = NULL;
+	uint8_t has_reps = 0;
+	uint32_t nb = 0;
+	int rc = 0;
+
+	printf("PCI: %s\n", pci);
+	if (doca_devinfo_rep_cap_is_filter_all_supported(devinfo, &has_reps) != DOCA_SUCCESS || !has_reps)
+		return 0;
+	if (doca_dev_open(devinfo, &dev) != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_caps: cannot open %s to list its representors\n", pci);
+		return 1;
+	}
+	if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb) != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_caps: cannot list the representors of %s\n", pci);
+		rc = 1;
+		goto close;
+	}
+	for (uint32_t i = 0; i < nb; i++)
+		list_rep(reps[i]);
+	doca_devinfo_rep_destroy_list(reps);
+close:
+	doca_dev_close(dev);
+	return rc;
+}
+
+/* ---- capability listing -------------------------------------------------------- */
+
+static void list_caps(const struct doca_devinfo *devinfo, const char *pci)
+{
+	printf("PCI: %s\n", pci);
+	caps_print_libraries(devinfo);
+	caps_print_extras(devinfo);
+}
+
+/* ---- --list-libs, --list-loggers ------------------------------------------------- */
+
+/* DOCA's libraries by the name NVIDIA's tool lists them under; whether one
+ * is installed is whether the dynamic linker finds it. */
+static const char *const doca_libraries[] = {
+	"common", "argp", "dma", "rdma", "aes_gcm", "apsh", "comch", "compress", "devemu", "dpa", "dpdk_bridge",
+	"erasure_coding", "eth", "flow", "gpunetio", "pcc", "rmax", "sha", "sta", "telemetry_exporter", "urom",
 };
 
-/* ---- capability rows ----------------------------------------------------- */
-
-typedef doca_error_t (*cap_query_cb_t)(const struct doca_devinfo *devinfo, uint8_t *is_supported);
-
-static void show_cap(cap_query_cb_t query, const struct doca_devinfo *devinfo, char *out, size_t len)
+static bool library_installed(const char *name)
 {
-	uint8_t yes = 0;
-	doca_error_t err = query(devinfo, &yes);
+	char soname[64];
+	void *handle;
 
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "%s", yes ? "supported" : "no");
+	snprintf(soname, sizeof(soname), "libdoca_%s.so.%d", name, DOCA_VERSION_MAJOR);
+	handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+	if (handle == NULL)
+		handle = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+	if (handle == NULL)
+		return false;
+	dlclose(handle);
+	return true;
 }
 
-/* A task capability query: DOCA_SUCCESS means supported. */
-typedef doca_error_t (*task_cap_cb_t)(const struct doca_devinfo *devinfo);
-
-static void show_task(task_cap_cb_t query, const struct doca_devinfo *devinfo, char *out, size_t len)
+static void list_libs(void)
 {
-	doca_error_t err = query(devinfo);
-
-	snprintf(out, len, "%s", err == DOCA_SUCCESS ? "supported" : "no");
+	for (size_t i = 0; i < sizeof(doca_libraries) / sizeof(doca_libraries[0]); i++)
+		printf("%-*s %s\n", CAPS_NAME_WIDTH, doca_libraries[i],
+		       library_installed(doca_libraries[i]) ? "installed" : "uninstalled");
 }
 
-/* A uint32_t limit query. */
-typedef doca_error_t (*limit_cb_t)(const struct doca_devinfo *devinfo, uint32_t *value);
-
-static void show_limit(limit_cb_t query, const struct doca_devinfo *devinfo, char *out, size_t len)
+static int name_cmp(const void *a, const void *b)
 {
-	uint32_t v;
-	doca_error_t err = query(devinfo, &v);
-
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "%" PRIu32, v);
+	return strcmp((const char *)a, (const char *)b);
 }
 
-#define TASK_ROW(fn, query) \
-	static void fn(const struct doca_devinfo *devinfo, char *out, size_t len) \
-	{ \
-		show_task(query, devinfo, out, len); \
+static int list_loggers(void)
+{
+	struct doca_logger **loggers = NULL;
+	char(*names)[DOCA_LOGGER_NAME_SIZE];
+	uint32_t nb = 0, kept = 0;
+	doca_error_t err = doca_logger_create_list(NULL, 0, &loggers, &nb);
+
+	if (err != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_caps: cannot list the loggers: %s\n", doca_error_get_descr(err));
+		return 1;
 	}
-#define LIMIT_ROW(fn, query) \
-	static void fn(const struct doca_devinfo *devinfo, char *out, size_t len) \
-	{ \
-		show_limit(query, devinfo, out, len); \
+	names = calloc(nb == 0 ? 1 : nb, sizeof(*names));
+	if (names == NULL) {
+		fprintf(stderr, "doca_caps: out of memory listing %u loggers\n", nb);
+		doca_logger_destroy_list(loggers);
+		return 1;
 	}
-
-TASK_ROW(show_dma_memcpy, doca_dma_cap_task_memcpy_is_supported)
-TASK_ROW(show_rdma_receive, doca_rdma_cap_task_receive_is_supported)
-TASK_ROW(show_rdma_send, doca_rdma_cap_task_send_is_supported)
-TASK_ROW(show_rdma_send_imm, doca_rdma_cap_task_send_imm_is_supported)
-TASK_ROW(show_rdma_read, doca_rdma_cap_task_read_is_supported)
-TASK_ROW(show_rdma_write, doca_rdma_cap_task_write_is_supported)
-TASK_ROW(show_rdma_write_imm, doca_rdma_cap_task_write_imm_is_supported)
-TASK_ROW(show_rdma_cas, doca_rdma_cap_task_atomic_cmp_swp_is_supported)
-TASK_ROW(show_rdma_fadd, doca_rdma_cap_task_atomic_fetch_add_is_supported)
-TASK_ROW(show_rdma_se_get, doca_rdma_cap_task_remote_net_sync_event_get_is_supported)
-TASK_ROW(show_rdma_se_set, doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported)
-TASK_ROW(show_rdma_se_add, doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported)
-LIMIT_ROW(show_rdma_sq, doca_rdma_cap_get_max_send_queue_size)
-LIMIT_ROW(show_rdma_rq, doca_rdma_cap_get_max_recv_queue_size)
-LIMIT_ROW(show_rdma_list, doca_rdma_cap_get_max_send_buf_list_len)
-LIMIT_ROW(show_rdma_msg, doca_rdma_cap_get_max_message_size)
-LIMIT_ROW(show_rdma_gids, doca_rdma_cap_get_gid_table_size)
-
-static void show_rdma_transports(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	bool rc = doca_rdma_cap_transport_type_is_supported(devinfo, DOCA_RDMA_TRANSPORT_TYPE_RC) == DOCA_SUCCESS;
-	bool dc = doca_rdma_cap_transport_type_is_supported(devinfo, DOCA_RDMA_TRANSPORT_TYPE_DC) == DOCA_SUCCESS;
-
-	snprintf(out, len, "%s%s%s", rc ? "RC" : "", rc && dc ? ", " : "", dc ? "DC" : "");
-}
-
-static void show_rdma_recv_list(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	uint32_t v;
-	doca_error_t err = doca_rdma_cap_task_receive_get_max_dst_buf_list_len(devinfo, DOCA_RDMA_TRANSPORT_TYPE_RC, &v);
-
-	if (err != DOCA_SUCCESS)
-		show_error(err, out, len);
-	else
-		snprintf(out, len, "%" PRIu32, v);
-}
-
-static void show_se_export(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	show_task(doca_sync_event_cap_is_export_to_remote_net_supported, devinfo, out, len);
-}
-
-static void show_hotplug(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	show_cap(doca_devinfo_cap_is_hotplug_manager_supported, devinfo, out, len);
-}
-
-static void show_moderation(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	show_cap(doca_devinfo_cap_is_notification_moderation_supported, devinfo, out, len);
-}
-
-static void show_reclaim(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	show_cap(doca_devinfo_cap_is_accelerate_resource_reclaim_supported, devinfo, out, len);
-}
-
-static void show_representors(const struct doca_devinfo *devinfo, char *out, size_t len)
-{
-	show_cap(doca_devinfo_rep_cap_is_filter_all_supported, devinfo, out, len);
-}
-
-static const struct row capability_rows[] = {
-	{"dma memcpy", show_dma_memcpy},
-	{"rdma transports", show_rdma_transports},
-	{"rdma receive", show_rdma_receive},
-	{"rdma send", show_rdma_send},
-	{"rdma send_imm", show_rdma_send_imm},
-	{"rdma read", show_rdma_read},
-	{"rdma write", show_rdma_write},
-	{"rdma write_imm", show_rdma_write_imm},
-	{"rdma atomic_cmp_swp", show_rdma_cas},
-	{"rdma atomic_fetch_add", show_rdma_fadd},
-	{"rdma sync_event get", show_rdma_se_get},
-	{"rdma sync_event notify_set", show_rdma_se_set},
-	{"rdma sync_event notify_add", show_rdma_se_add},
-	{"rdma max send queue size", show_rdma_sq},
-	{"rdma max recv queue size", show_rdma_rq},
-	{"rdma max send buf list len", show_rdma_list},
-	{"rdma max recv buf list len", show_rdma_recv_list},
-	{"rdma max message size", show_rdma_msg},
-	{"rdma gid table size", show_rdma_gids},
-	{"sync event remote export", show_se_export},
-	{"hotplug manager", show_hotplug},
-	{"notification moderation", show_moderation},
-	{"accelerate resource reclaim", show_reclaim},
-	{"representors", show_representors},
-};
-
-/* ---- printing ------------------------------------------------------------ */
-
-static void print_rows(const struct row *rows, size_t nb, const struct doca_devinfo *devinfo)
-{
-	char value[VALUE_LEN];
-
-	for (size_t i = 0; i < nb; i++) {
-		rows[i].show(devinfo, value, sizeof(value));
-		printf("    %-28s %s\n", rows[i].name, value);
-	}
-}
-
-/* GID index i as text, and the interface address behind it. */
-static int gid_text(const struct doca_devinfo *devinfo, uint32_t i, char *gid_out, char *addr_out)
-{
-	uint8_t gid[DOCA_GID_BYTE_LENGTH];
-	struct sockaddr_storage ss;
-	socklen_t len;
-	const void *raw;
-
-	if (softdoca_devinfo_gid(devinfo, i, gid) != DOCA_SUCCESS ||
-	    softdoca_devinfo_addr(devinfo, i, &ss, &len) != DOCA_SUCCESS)
-		return -1;
-	inet_ntop(AF_INET6, gid, gid_out, INET6_ADDRSTRLEN);
-	raw = ss.ss_family == AF_INET ? (const void *)&((struct sockaddr_in *)&ss)->sin_addr :
-					(const void *)&((struct sockaddr_in6 *)&ss)->sin6_addr;
-	inet_ntop(ss.ss_family, raw, addr_out, INET6_ADDRSTRLEN);
+	for (uint32_t i = 0; i < nb; i++)
+		if (doca_logger_get_name(loggers[i], names[kept]) == DOCA_SUCCESS)
+			kept++;
+	doca_logger_destroy_list(loggers);
+	/* Several files may log under one name: list each name once. */
+	qsort(names, kept, sizeof(*names), name_cmp);
+	for (uint32_t i = 0; i < kept; i++)
+		if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+			printf("%s\n", names[i]);
+	free(names);
 	return 0;
 }
 
-/* What sysfs gid_attrs/types/<i> would say for GID i. A soft device's GIDs
- * are its interface's IP addresses (IPv4 ones IPv4-mapped), which is what a
- * RoCE v2 GID is. */
-static const char *gid_type(const struct doca_devinfo *devinfo)
+/* ---- running ------------------------------------------------------------------- */
+
+/* The device-wise part of a run: each selected device's block of every
+ * listing asked for. */
+static int run_devices(const struct options *opts)
 {
-	return softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_SOFT ? "RoCE v2" : "unknown";
-}
+	struct doca_devinfo **list = NULL;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	uint32_t nb = 0, found = 0;
+	int rc = 0;
+	doca_error_t err = doca_devinfo_create_list(&list, &nb);
 
-/* One row per GID, the facts a user reads from /sys/class/infiniband/<dev>/
- * ports/1/gids/<i>, gid_attrs/types/<i> and gid_attrs/ndevs/<i> on a real
- * host to pick -g. */
-static void print_gid_table(const struct doca_devinfo *devinfo)
-{
-	char gid[INET6_ADDRSTRLEN];
-	char addr[INET6_ADDRSTRLEN];
-
-	printf("  GID table (port 1; the index is what -g takes):\n");
-	printf("    %-6s %-40s %-8s %-16s %s\n", "index", "gid", "type", "interface", "address");
-	for (uint32_t i = 0; i < softdoca_devinfo_gid_count(devinfo); i++)
-		if (gid_text(devinfo, i, gid, addr) == 0)
-			printf("    %-6u %-40s %-8s %-16s %s\n", i, gid, gid_type(devinfo), softdoca_devinfo_iface(devinfo),
-			       addr);
-}
-
-static void print_device(const struct doca_devinfo *devinfo)
-{
-	printf("Device %s\n", softdoca_devinfo_ibdev(devinfo));
-	printf("  Identity:\n");
-	print_rows(identity_rows, sizeof(identity_rows) / sizeof(identity_rows[0]), devinfo);
-	print_gid_table(devinfo);
-	printf("  Capabilities:\n");
-	print_rows(capability_rows, sizeof(capability_rows) / sizeof(capability_rows[0]), devinfo);
-}
-
-static void print_device_line(const struct doca_devinfo *devinfo)
-{
-	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "?";
-	char gid[INET6_ADDRSTRLEN];
-	char addr[INET6_ADDRSTRLEN];
-
-	(void)doca_devinfo_get_pci_addr_str(devinfo, pci);
-	printf("%-16s %-16s %-13s", softdoca_devinfo_ibdev(devinfo), softdoca_devinfo_iface(devinfo), pci);
-	for (uint32_t i = 0; i < softdoca_devinfo_gid_count(devinfo); i++)
-		if (gid_text(devinfo, i, gid, addr) == 0)
-			printf("%s%s", i == 0 ? " " : ", ", addr);
-	printf("\n");
-}
-
-static void print_available(FILE *f, struct doca_devinfo **list, uint32_t nb)
-{
-	fprintf(f, "available devices:");
-	for (uint32_t i = 0; i < nb; i++)
-		fprintf(f, " %s", softdoca_devinfo_ibdev(list[i]));
-	fprintf(f, nb == 0 ? " none\n" : "\n");
+	if (err != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_caps: cannot list devices: %s\n", doca_error_get_descr(err));
+		return 1;
+	}
+	for (uint32_t i = 0; i < nb; i++) {
+		if (!device_selected(opts, list[i]))
+			continue;
+		found++;
+		if (doca_devinfo_get_pci_addr_str(list[i], pci) != DOCA_SUCCESS)
+			snprintf(pci, sizeof(pci), "?");
+		if (opts->lists & LIST_DEVS)
+			list_dev(list[i], pci);
+		if ((opts->lists & LIST_REP_DEVS) && list_rep_devs(list[i], pci) != 0)
+			rc = 1;
+		if ((opts->lists & (LIST_DEVS | LIST_REP_DEVS | LIST_LIBS | LIST_LOGGERS)) == 0)
+			list_caps(list[i], pci);
+	}
+	if ((opts->pci != NULL || opts->device != NULL) && found == 0) {
+		fprintf(stderr, "doca_caps: no device%s%s%s%s; ", opts->pci ? " at PCI address " : "",
+			opts->pci ? opts->pci : "", opts->device ? " named " : "", opts->device ? opts->device : "");
+		print_available(list, nb);
+		rc = 1;
+	}
+	doca_devinfo_destroy_list(list);
+	return rc;
 }
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [options]\n"
-		"Show softdoca devices and their capabilities.\n\n"
-		"  -d, --device <ibdev>   report only this device (e.g. soft_lo)\n"
-		"  -l, --list-devs        one line per device: name, interface, PCI address, addresses\n"
-		"  -v, --version          print softdoca's version and the DOCA API level\n"
-		"  -h, --help             this help\n\n"
+		"Show the DOCA devices softdoca offers and what each library can do on them,\n"
+		"in the layout of NVIDIA's doca_caps.\n\n"
+		"  (no option)              every device: its capabilities per DOCA library,\n"
+		"                           then softdoca's extras (GID table with types)\n"
+		"  -l, --list-devs          one block per PCI address: ibdev and interface\n"
+		"                           names, MAC, IPv4/IPv6 addresses, GIDs\n"
+		"  -b, --list-rep-devs      each device's representors (soft devices have none)\n"
+		"      --list-libs          the DOCA libraries, installed or not\n"
+		"      --list-loggers       the registered log sources\n"
+		"  -p, --pci-addr <addr>    only the device at this PCI address\n"
+		"                           (DDDD:BB:DD.F or BB:DD.F)\n"
+		"  -d, --device <name>      softdoca's own: only the device with this ibdev or\n"
+		"                           interface name (soft_lo, lo)\n"
+		"  -v, --version            softdoca's version and the DOCA API level\n"
+		"  -h, --help               this help\n\n"
+		"Exit status: 0 success, 1 failure or no such device, 2 usage error.\n"
 		"Devices are named soft_<interface>; SOFTDOCA_DEVICES=\"mlx5_0=eth0,...\" renames them.\n",
 		prog);
 }
 
-enum mode { MODE_REPORT, MODE_LIST, MODE_VERSION, MODE_HELP };
-
-struct options {
-	enum mode mode;
-	const char *device; /* NULL: every device */
-};
+/* Long-only options. */
+enum { OPT_LIST_LIBS = 256, OPT_LIST_LOGGERS };
 
 static int parse_options(int argc, char **argv, struct options *opts)
 {
 	static const struct option longopts[] = {
-		{"device", required_argument, NULL, 'd'},
 		{"list-devs", no_argument, NULL, 'l'},
+		{"list-rep-devs", no_argument, NULL, 'b'},
+		{"list-libs", no_argument, NULL, OPT_LIST_LIBS},
+		{"list-loggers", no_argument, NULL, OPT_LIST_LOGGERS},
+		{"pci-addr", required_argument, NULL, 'p'},
+		{"device", required_argument, NULL, 'd'},
 		{"version", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
-	opts->mode = MODE_REPORT;
-	opts->device = NULL;
-	while ((c = getopt_long(argc, argv, "d:lvh", longopts, NULL)) != -1) {
+	memset(opts, 0, sizeof(*opts));
+	while ((c = getopt_long(argc, argv, "lbp:d:vh", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'l':
+			opts->lists |= LIST_DEVS;
+			break;
+		case 'b':
+			opts->lists |= LIST_REP_DEVS;
+			break;
+		case OPT_LIST_LIBS:
+			opts->lists |= LIST_LIBS;
+			break;
+		case OPT_LIST_LOGGERS:
+			opts->lists |= LIST_LOGGERS;
+			break;
+		case 'p':
+			opts->pci = optarg;
+			break;
 		case 'd':
 			opts->device = optarg;
 			break;
-		case 'l':
-			opts->mode = MODE_LIST;
-			break;
 		case 'v':
-			opts->mode = MODE_VERSION;
+			opts->version = true;
 			break;
 		case 'h':
-			opts->mode = MODE_HELP;
+			opts->help = true;
 			break;
 		default:
-			return -1; /* getopt_long printed why */
+			return -1; /* getopt_long said what was wrong */
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
 		return -1;
 	}
+	if (opts->pci != NULL && !pci_text_valid(opts->pci)) {
+		fprintf(stderr, "%s: '%s' is not a PCI address (DDDD:BB:DD.F or BB:DD.F, hex)\n", argv[0], opts->pci);
+		return -1;
+	}
 	return 0;
-}
-
-static int run_devices(const struct options *opts, const char *prog)
-{
-	struct doca_devinfo **list = NULL;
-	uint32_t nb = 0;
-	int found = 0;
-	doca_error_t err;
-
-	err = doca_devinfo_create_list(&list, &nb);
-	if (err != DOCA_SUCCESS) {
-		fprintf(stderr, "%s: cannot list devices: %s\n", prog, doca_error_get_descr(err));
-		return 1;
-	}
-	if (opts->mode == MODE_LIST)
-		printf("%-16s %-16s %-13s %s\n", "IBDEV", "INTERFACE", "PCI", "ADDRESSES");
-	for (uint32_t i = 0; i < nb; i++) {
-		if (opts->device != NULL && strcmp(opts->device, softdoca_devinfo_ibdev(list[i])) != 0)
-			continue;
-		if (opts->mode == MODE_LIST)
-			print_device_line(list[i]);
-		else
-			print_device(list[i]);
-		found++;
-	}
-	if (opts->device != NULL && found == 0) {
-		fprintf(stderr, "%s: no device named '%s'; ", prog, opts->device);
-		print_available(stderr, list, nb);
-	}
-	doca_devinfo_destroy_list(list);
-	return (opts->device != NULL && found == 0) ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct options opts;
+	int rc = 0;
 
 	if (parse_options(argc, argv, &opts) != 0) {
-		usage(stderr, argv[0]);
-		return 1;
+		fprintf(stderr, "Try '%s --help' for the options.\n", argv[0]);
+		return EXIT_USAGE;
 	}
-	switch (opts.mode) {
-	case MODE_HELP:
+	if (opts.help) {
 		usage(stdout, argv[0]);
 		return 0;
-	case MODE_VERSION:
+	}
+	if (opts.version) {
 		printf("softdoca %s\nDOCA API %s\n", SOFTDOCA_VERSION_STRING, DOCA_VERSION_STRING);
 		return 0;
-	default:
-		return run_devices(&opts, argv[0]);
 	}
+	/* --list-libs and --list-loggers are about the host, not a device. */
+	if (opts.lists == 0 || (opts.lists & (LIST_DEVS | LIST_REP_DEVS)) != 0)
+		rc = run_devices(&opts);
+	if (opts.lists & LIST_LIBS)
+		list_libs();
+	if ((opts.lists & LIST_LOGGERS) && list_loggers() != 0)
+		rc = 1;
+	return rc;
 }

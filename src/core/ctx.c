@@ -310,7 +310,14 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_ctx_cap_get_num_completion_vectors(const struct doca_devinfo *devinfo,
 						     uint32_t *num_completion_vectors)
 {
-	(void)devinfo;
-	(void)num_completion_vectors;
-	return ctx_not_supported("doca_ctx_cap_get_num_completion_vectors");
+	if (devinfo == NULL || num_completion_vectors == NULL) {
+		SDK_LOG_ERR("doca_ctx_cap_get_num_completion_vectors: %s is NULL",
+			    devinfo == NULL ? "devinfo" : "num_completion_vectors");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* A capability query: its NOT_SUPPORTED is an answer, not a mistake,
+	 * so info level (tools probing every query, doca_caps, stay quiet). */
+	SDK_LOG_INFO("doca_ctx_cap_get_num_completion_vectors: not supported on softdoca soft devices (no"
+		     " interrupt vectors)");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }

@@ -200,7 +200,7 @@ finish() {
 for pair in "$NS_S:$VETH_S" "$NS_C:$VETH_C"; do
 	ns=${pair%%:*} veth=${pair#*:}
 	if [ -x "${PEER%/*}/../../tools/doca_caps" ]; then
-		ip netns exec "$ns" "${PEER%/*}/../../tools/doca_caps" --list-devs 2>&1 | grep -q "^soft_$veth " ||
+		ip netns exec "$ns" "${PEER%/*}/../../tools/doca_caps" --list-devs 2>&1 | grep -qE "^ +ibdev_name +soft_$veth\$" ||
 			die "no soft_$veth device in $ns: $(ip netns exec "$ns" "${PEER%/*}/../../tools/doca_caps" --list-devs 2>&1)"
 	fi
 done

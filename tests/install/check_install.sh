@@ -32,6 +32,8 @@ caps=$(find "$root" -name doca_caps -type f -print -quit)
 out=$(LD_LIBRARY_PATH="$libdir" "$caps" -d soft_lo)
 grep -qE '^ +0 +::ffff:127\.0\.0\.1 +RoCE v2 +lo +127\.0\.0\.1$' <<<"$out" ||
 	{ echo "doca_caps -d soft_lo: no 'index gid type interface address' row for GID 0: $out"; exit 1; }
+# ... and NVIDIA's layout and flags, as the build tree's does.
+LD_LIBRARY_PATH="$libdir" bash tests/check_doca_caps.sh "$caps"
 echo "install check: ok (doca $version)"
 
 # The shipped samples tree: every sample builds in place against the

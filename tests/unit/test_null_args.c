@@ -123,7 +123,6 @@ static const char *const nc_unsupported[] = {
 	"doca_buf_arr_get_gpu_handle",
 	"doca_buf_arr_set_target_dpa",
 	"doca_buf_arr_set_target_gpu",
-	"doca_ctx_cap_get_num_completion_vectors",
 	"doca_ctx_set_completion_vector",
 	"doca_ctx_set_datapath_on_dpa",
 	"doca_ctx_set_datapath_on_gpu",
