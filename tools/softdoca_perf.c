@@ -128,7 +128,7 @@
 #define MAX_WINDOW 256u           /* tasks in flight, per test */
 #define MAX_CONNS 16u             /* connections of one context */
 #define MAX_REGION (1ull << 30)   /* what a client may ask the server for */
-#define REGION_SPREAD_MAX ((size_t)256 << 20) /* the most the client asks for to give each task its own range */
+#define REGION_SPREAD_MAX ((size_t)256 << 20) /* the most the client asks for to give tasks ranges of their own */
 #define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
 #define HELLO_MAGIC 0x53445046u   /* "SDPF" */
 #define HELLO_VERSION 2u
@@ -190,6 +190,7 @@ struct options {
 	double time_s;
 	uint32_t reps;
 	uint32_t window; /* 0: by size */
+	uint32_t ranges; /* remote ranges the tasks of a window take in turn */
 	uint32_t lat_iters;
 	uint32_t lat_warmup;
 	uint32_t conns;
@@ -581,14 +582,16 @@ static void conn_failure_cb(struct doca_rdma_connection *conn, union doca_data c
 /* Take the slot's two bufs and allocate its task over [0, size) of both
  * regions, as a simple DOCA program does for each operation. Writes move
  * local data into remote room; reads remote data into local room. */
-/* Slot i's remote bytes: its own range of the server's region, as a
- * program streaming writes to a ring of buffers has (overlapping writes
- * would wait for each other: RC order); the local bytes are shared. */
+/* Slot i's remote bytes: range i % --ranges of the server's region
+ * (default 2: consecutive writes do not overlap, so RC order does not
+ * make them wait for each other, and the footprint stays about
+ * ucx_perftest's); the local bytes are shared. */
 static size_t slot_remote_off(const struct perf *p, uint32_t i, size_t size)
 {
-	size_t slots = size == 0 ? 1 : p->rlen / size;
+	size_t fit = size == 0 ? 1 : p->rlen / size;
+	size_t ranges = p->opt->ranges < fit ? p->opt->ranges : fit;
 
-	return slots <= 1 ? 0 : (size_t)(i % slots) * size;
+	return ranges <= 1 ? 0 : (size_t)(i % ranges) * size;
 }
 
 static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, size_t roff, const char **where)
@@ -1260,15 +1263,15 @@ out:
 	return rc;
 }
 
-/* Room for every task of a window in its own range (slot_remote_off),
- * up to REGION_SPREAD_MAX; past it ranges are shared. */
+/* Room for --ranges ranges of the largest size (slot_remote_off), up
+ * to REGION_SPREAD_MAX; past it ranges are shared. */
 static size_t client_region_len(const struct options *opt)
 {
 	size_t len = LAT_SIZE, want;
 
 	if (opt->tests[TEST_WRITE_BW] || opt->tests[TEST_READ_BW]) {
 		for (uint32_t i = 0; i < opt->num_sizes; i++) {
-			want = (size_t)window_for(opt, opt->sizes[i]) * opt->sizes[i];
+			want = (size_t)opt->ranges * opt->sizes[i];
 			if (want > REGION_SPREAD_MAX)
 				want = opt->sizes[i] > REGION_SPREAD_MAX ? opt->sizes[i] : REGION_SPREAD_MAX;
 			if (want > len)
@@ -1278,7 +1281,7 @@ static size_t client_region_len(const struct options *opt)
 	if (opt->tests[TEST_WRITE_ALLOC] && opt->alloc_size > len)
 		len = opt->alloc_size;
 	if (opt->tests[TEST_CONNS_BW]) {
-		want = (size_t)MAX_WINDOW * opt->conns_size;
+		want = (size_t)opt->ranges * opt->conns_size;
 		if (want > REGION_SPREAD_MAX)
 			want = opt->conns_size > REGION_SPREAD_MAX ? opt->conns_size : REGION_SPREAD_MAX;
 		if (want > len)
@@ -1432,7 +1435,7 @@ static void usage(FILE *f)
 		"usage: softdoca_perf --server [--port P] [--serve progress|block] [-d IBDEV]\n"
 		"       softdoca_perf --client HOST [--port P] [-d IBDEV] [--tests LIST] [--sizes LIST]\n"
 		"                     [--time SEC] [--reps N] [--window N] [--lat-iters N] [--lat-warmup N]\n"
-		"                     [--conns N] [--alloc-size S] [--conns-size S]\n"
+		"                     [--conns N] [--alloc-size S] [--conns-size S] [--ranges N]\n"
 		"       softdoca_perf --memcpy [--sizes LIST] [--time SEC] [--reps N]\n"
 		"  tests: write_bw,read_bw,write_alloc,conns_bw,write_lat (default " DEFAULT_TESTS ");\n"
 		"  sizes default " DEFAULT_SIZES "\n"
@@ -1440,7 +1443,8 @@ static void usage(FILE *f)
 		"  the median is reported (default 1); --window: tasks in flight per connection\n"
 		"  (default 32 up to 64K, 16 up to 1M, 4 above); --conns: connections of the context\n"
 		"  (default 1, at most %u; conns_bw compares 1 with all); --alloc-size: write_alloc's size\n"
-		"  (default 1K); --conns-size: conns_bw's size (default 64K); device default " DEFAULT_DEVICE
+		"  (default 1K); --conns-size: conns_bw's size (default 64K); --ranges: remote ranges the\n"
+		"  tasks take in turn (default 2: consecutive writes do not overlap); device default " DEFAULT_DEVICE
 		", port %d\n",
 		DEFAULT_TIME_S, MAX_CONNS, DEFAULT_PORT);
 }
@@ -1502,6 +1506,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		{"sizes", required_argument, NULL, 's'},
 		{"time", required_argument, NULL, 'T'},
 		{"window", required_argument, NULL, 'w'},
+		{"ranges", required_argument, NULL, 'g'},
 		{"reps", required_argument, NULL, 'r'},
 		{"lat-iters", required_argument, NULL, 'n'},
 		{"lat-warmup", required_argument, NULL, 'W'},
@@ -1575,6 +1580,10 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			if (parse_u32(optarg, 1, MAX_WINDOW, &opt->window) != 0)
 				return fail("bad --window %s (1 .. %u)", optarg, MAX_WINDOW);
 			break;
+		case 'g':
+			if (parse_u32(optarg, 1, MAX_WINDOW, &opt->ranges) != 0)
+				return fail("bad --ranges %s (1 .. %u)", optarg, MAX_WINDOW);
+			break;
 		case 'r':
 			if (parse_u32(optarg, 1, MAX_REPS, &opt->reps) != 0)
 				return fail("bad --reps %s (1 .. %u)", optarg, MAX_REPS);
@@ -1609,6 +1618,7 @@ int main(int argc, char **argv)
 		.device = DEFAULT_DEVICE,
 		.serve = SERVE_PROGRESS,
 		.time_s = DEFAULT_TIME_S,
+		.ranges = 2,
 		.reps = 1,
 		.lat_iters = DEFAULT_LAT_ITERS,
 		.lat_warmup = DEFAULT_LAT_WARMUP,
