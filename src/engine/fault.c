@@ -4,7 +4,8 @@
  * wrong on purpose (SOFTDOCA_FAULTS, softdoca_fault.h): tasks that fail
  * with a chosen status, operations held back for a while, DOCA_ERROR_FULL
  * at a chosen depth, connections dropped after some operations or some
- * time. It owns the rule grammar and its strict parser, the process's
+ * time, receives held back in periodic storms (the peer's sends meet a
+ * receiver not ready). It owns the rule grammar and its strict parser, the process's
  * rule set and counters, and the wrapper's workers and connections.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
@@ -61,6 +62,7 @@ enum fault_action {
 	FAULT_DELAY,
 	FAULT_FULL,
 	FAULT_DROP,
+	FAULT_RNR,
 };
 
 enum fault_mode {
@@ -72,6 +74,7 @@ enum fault_mode {
 	FAULT_DEPTH,     /* full: n in flight */
 	FAULT_AFTER_OPS, /* drop: after n operations */
 	FAULT_AFTER_MS,  /* drop: lo_ns after established */
+	FAULT_STORM,     /* rnr: receives held for lo_ns of every hi_ns */
 };
 
 struct fault_rule {
@@ -380,6 +383,27 @@ static bool fault_parse_full(struct fault_parse *ps, const struct fault_args *a,
 	return true;
 }
 
+static bool fault_parse_rnr(struct fault_parse *ps, const struct fault_args *a, struct fault_rule *r)
+{
+	static const char usage[] = "rnr takes storm:<length>:<period>, e.g. storm:20ms:100ms";
+	static const char bad_time[] = "not a time: digits and ns, us, ms or s, at most 60s";
+
+	if (!fault_tok_is(a->tok[0], "storm"))
+		return fault_bad(ps, a->tok[0], usage);
+	if (!fault_args_count(ps, a, 3, usage))
+		return false;
+	r->mode = FAULT_STORM;
+	if (!fault_parse_duration(a->tok[1], &r->lo_ns))
+		return fault_bad(ps, a->tok[1], bad_time);
+	if (r->lo_ns == 0)
+		return fault_bad(ps, a->tok[1], "a storm of 0 holds nothing");
+	if (!fault_parse_duration(a->tok[2], &r->hi_ns))
+		return fault_bad(ps, a->tok[2], bad_time);
+	if (r->hi_ns <= r->lo_ns)
+		return fault_bad(ps, a->tok[2], "the period must be longer than the storm");
+	return true;
+}
+
 static bool fault_parse_drop(struct fault_parse *ps, const struct fault_args *a, struct fault_rule *r)
 {
 	static const char usage[] = "drop takes after_ops:<N> or after_ms:<T>";
@@ -422,7 +446,7 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 				 "atomic_fadd, sync_get, sync_set, sync_add, or conn for drop)");
 	action = fault_split(&rest, '=', &found);
 	if (!found)
-		return fault_bad(ps, action, "an action is fail=, delay=, full= or drop=");
+		return fault_bad(ps, action, "an action is fail=, delay=, full=, drop= or rnr=");
 	a.all = rest;
 	while (a.num < FAULT_MAX_ARGS) {
 		a.tok[a.num] = fault_split(&rest, ':', &found);
@@ -444,6 +468,12 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 	}
 	if (r->ops == 0)
 		return fault_bad(ps, target, "conn takes only drop=; use a task type or any");
+	if (fault_tok_is(action, "rnr")) {
+		if (r->ops != (1u << ENGINE_OP_RECV))
+			return fault_bad(ps, target, "rnr holds receives: write it recv:rnr=...");
+		r->action = FAULT_RNR;
+		return fault_parse_rnr(ps, &a, r);
+	}
 	if (fault_tok_is(action, "fail")) {
 		r->action = FAULT_FAIL;
 		return fault_parse_fail(ps, &a, r);
@@ -456,7 +486,7 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 		r->action = FAULT_FULL;
 		return fault_parse_full(ps, &a, r);
 	}
-	return fault_bad(ps, action, "unknown action (fail, delay, full, drop)");
+	return fault_bad(ps, action, "unknown action (fail, delay, full, drop, rnr)");
 }
 
 static bool fault_parse_one(struct fault_parse *ps, struct fault_tok text, struct fault_rules *out)
@@ -876,6 +906,24 @@ static uint64_t fault_pick_delay(struct fault_worker *w, uint8_t opcode)
 	return total;
 }
 
+/* Receiver not ready: a receive posted inside a storm waits for its end. */
+static uint64_t fault_pick_storm(struct fault_worker *w, uint8_t opcode, uint64_t now)
+{
+	uint64_t hold = 0;
+
+	for (uint32_t i = 0; i < w->rules.num; i++) {
+		const struct fault_rule *r = &w->rules.rule[i];
+		uint64_t phase;
+
+		if (!fault_matches(r, FAULT_RNR, opcode))
+			continue;
+		phase = (now - w->since_ns) % r->hi_ns;
+		if (phase < r->lo_ns && r->lo_ns - phase > hold)
+			hold = r->lo_ns - phase;
+	}
+	return hold;
+}
+
 /* As a dead peer looks: what is held fails, the inner engine closes the
  * connection (its in-flight operations fail, the peer sees a
  * disconnection), and our context hears of a failure. */
@@ -1214,7 +1262,7 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 	struct engine_wr **tail = fc == NULL ? &w->rheld_tail : &fc->held_tail;
 	struct fault_marks marks;
 	doca_error_t status;
-	uint64_t delay;
+	uint64_t delay, storm;
 
 	fault_refresh(w);
 	status = fault_admit(w, wr->opcode, atomic_load(inflight), fc == NULL ? 0 : fault_conn_id((void *)fc));
@@ -1228,12 +1276,16 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 		goto accepted;
 	}
 	delay = fault_pick_delay(w, wr->opcode);
+	storm = fc == NULL ? fault_pick_storm(w, wr->opcode, fault_now_ns()) : 0;
+	if (storm > 0)
+		fault_count(SOFTDOCA_FAULT_RNR);
+	delay += storm;
 	wr->wrap_done = wr->done;
 	wr->wrap_arg = fc == NULL ? (void *)w : (void *)fc;
 	wr->done = fault_wr_done;
 	atomic_fetch_add(inflight, 1);
 	if (delay > 0 || *head != NULL) {
-		if (delay > 0)
+		if (delay > storm)
 			fault_count(SOFTDOCA_FAULT_DELAYED);
 		fault_hold(head, tail, wr, fault_now_ns() + delay);
 		w->held++;

@@ -10,7 +10,7 @@
  * at a depth; fixed and jittered delays that neither block the submitter
  * nor reorder a connection; a connection dropped after N operations and
  * after T ms, seen as a failure here and a disconnection by the peer,
- * with what was in flight flushed; held tasks flushed at stop; clearing
+ * with what was in flight flushed; a receiver-not-ready storm; held tasks flushed at stop; clearing
  * the rules on a running context. The fixture is rdma_pair.c.
  */
 #include <stdbool.h>
@@ -182,6 +182,12 @@ static const struct bad_case bad_cases[] = {
 	{"conn:drop=after_seconds:5", "after_seconds"},
 	{"write:drop=after_ops:5", "write"},
 	{"conn:fail=nth:1:IO_FAILED", "conn"},
+	{"send:rnr=storm:20ms:100ms", "send"},
+	{"recv:rnr=storm:20ms", "storm:20ms"},
+	{"recv:rnr=gale:20ms:100ms", "gale"},
+	{"recv:rnr=storm:0ms:100ms", "0ms"},
+	{"recv:rnr=storm:100ms:100ms", "100ms"},
+	{"recv:rnr=storm:20ms:1min", "1min"},
 	{"seed=abc", "abc"},
 	{"seed=1;seed=2", "seed=2"},
 	{" write:fail=nth:1:IO_FAILED", " write"},
@@ -238,11 +244,12 @@ static void test_parser(void **state)
 {
 	static const char *const good[] = {
 		"",
-		"write:fail=nth:100:DOCA_ERROR_IO_FAILED;read:fail=frac:0.01:TIME_OUT;seed=42;conn:drop=after_ops:500;"
-		"any:delay=fixed:200us;any:delay=jitter:50us..2ms;send:full=depth:4",
+		("write:fail=nth:100:DOCA_ERROR_IO_FAILED;read:fail=frac:0.01:TIME_OUT;seed=42;conn:drop=after_ops:500;"
+		 "any:delay=fixed:200us;any:delay=jitter:50us..2ms;send:full=depth:4"),
 		"recv:delay=fixed:1s;",
 		"atomic_cas:fail=every:3:NOT_PERMITTED;sync_add:full=depth:1;conn:drop=after_ms:250",
 		"read:fail=frac:1:IO_FAILED;write_imm:delay=jitter:0ns..10ns;seed=18446744073709551615",
+		"recv:rnr=storm:20ms:100ms",
 	};
 	char many[2048] = "";
 	uint64_t n;
@@ -492,6 +499,43 @@ static void test_delay_receive(void **state)
 	pair_down();
 }
 
+/* A receiver-not-ready storm of 200 ms every 10 s, starting with the
+ * context: B's receive, posted inside it, waits for its end, and A's send
+ * waits for that receive. */
+static void test_rnr_storm(void **state)
+{
+	struct doca_buf *src, *dst;
+	struct doca_rdma_task_send *send;
+	struct doca_rdma_task_receive *recv;
+	union doca_data ud = {.u64 = 0};
+	uint64_t t0 = now_ms();
+
+	(void)state;
+	assert_ok(softdoca_fault_set("recv:rnr=storm:200ms:10s"));
+	pair_up();
+	src = buf_on(local_mm, src_mem, 8, 8);
+	dst = buf_on(local_mm, src_mem + 8192, 64, 0);
+	recv = post_receive(&B, dst);
+	assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &send));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
+	if (now_ms() - t0 < 150) {
+		progress_rounds(50);
+		if (now_ms() - t0 < 190)
+			assert_int_equal(done_count, 0);
+	}
+	assert_true(progress_until_done(2));
+	assert_true(now_ms() - t0 >= 200);
+	assert_true(done_log[0].ok && done_log[1].ok);
+	assert_int_equal(data_len_of(dst), 8);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_RNR), 1);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_DELAYED), 0);
+	doca_task_free(doca_rdma_task_send_as_task(send));
+	doca_task_free(doca_rdma_task_receive_as_task(recv));
+	put(src);
+	put(dst);
+	pair_down();
+}
+
 /* A held write when the context stops fails like any in flight, and
  * never lands. */
 static void test_delay_flushed_at_stop(void **state)
@@ -647,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_delay_jitter_keeps_order),
 		cmocka_unit_test(test_delay_receive),
 		cmocka_unit_test(test_delay_flushed_at_stop),
+		cmocka_unit_test(test_rnr_storm),
 		cmocka_unit_test(test_drop_after_ops),
 		cmocka_unit_test(test_drop_after_ms),
 		cmocka_unit_test(test_clear_while_running),
