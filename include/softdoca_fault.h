@@ -36,6 +36,7 @@ enum softdoca_fault_kind {
 	SOFTDOCA_FAULT_FULL,       /* submissions refused with DOCA_ERROR_FULL (full rules) */
 	SOFTDOCA_FAULT_DROPPED,    /* connections dropped (drop rules) */
 	SOFTDOCA_FAULT_RNR,        /* receives held back by a receiver-not-ready storm (rnr rules) */
+	SOFTDOCA_FAULT_CM,         /* connection requests rejected or left unanswered (cm_ rules) */
 	SOFTDOCA_FAULT_KIND_NUM,
 };
 

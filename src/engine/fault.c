@@ -5,7 +5,7 @@
  * with a chosen status, operations held back for a while, DOCA_ERROR_FULL
  * at a chosen depth, connections dropped after some operations or some
  * time, receives held back in periodic storms (the peer's sends meet a
- * receiver not ready). It owns the rule grammar and its strict parser, the process's
+ * receiver not ready), RDMA CM requests rejected or left to time out. It owns the rule grammar and its strict parser, the process's
  * rule set and counters, and the wrapper's workers and connections.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
@@ -63,6 +63,8 @@ enum fault_action {
 	FAULT_FULL,
 	FAULT_DROP,
 	FAULT_RNR,
+	FAULT_CM_REJECT,  /* a connection request rejected before the application sees it */
+	FAULT_CM_TIMEOUT, /* ... never answered: the client's request times out */
 };
 
 enum fault_mode {
@@ -285,7 +287,7 @@ static const struct {
 	{"sync_get", 1u << ENGINE_OP_SYNC_GET},
 	{"sync_set", 1u << ENGINE_OP_SYNC_SET},
 	{"sync_add", 1u << ENGINE_OP_SYNC_ADD},
-	{"conn", 0}, /* drop rules only */
+	{"conn", 0}, /* drop and cm_ rules only */
 };
 
 /* The arguments after "action=", split at ':'. */
@@ -404,6 +406,22 @@ static bool fault_parse_rnr(struct fault_parse *ps, const struct fault_args *a, 
 	return true;
 }
 
+/* cm_reject= and cm_timeout=: which requests, nth:<N> or every:<N>. */
+static bool fault_parse_cm(struct fault_parse *ps, const struct fault_args *a, struct fault_rule *r)
+{
+	static const char usage[] = "cm_reject and cm_timeout take nth:<N> or every:<N>";
+
+	if (fault_tok_is(a->tok[0], "nth"))
+		r->mode = FAULT_NTH;
+	else if (fault_tok_is(a->tok[0], "every"))
+		r->mode = FAULT_EVERY;
+	else
+		return fault_bad(ps, a->tok[0], usage);
+	if (!fault_args_count(ps, a, 2, usage))
+		return false;
+	return fault_parse_count(ps, a->tok[1], "not a count of 1 or more", &r->n);
+}
+
 static bool fault_parse_drop(struct fault_parse *ps, const struct fault_args *a, struct fault_rule *r)
 {
 	static const char usage[] = "drop takes after_ops:<N> or after_ms:<T>";
@@ -446,7 +464,7 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 				 "atomic_fadd, sync_get, sync_set, sync_add, or conn for drop)");
 	action = fault_split(&rest, '=', &found);
 	if (!found)
-		return fault_bad(ps, action, "an action is fail=, delay=, full=, drop= or rnr=");
+		return fault_bad(ps, action, "an action is fail=, delay=, full=, drop=, rnr=, cm_reject= or cm_timeout=");
 	a.all = rest;
 	while (a.num < FAULT_MAX_ARGS) {
 		a.tok[a.num] = fault_split(&rest, ':', &found);
@@ -459,6 +477,12 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 	if (found)
 		return fault_bad(ps, rest, "unexpected extra argument");
 	r->ops = fault_targets[t].ops;
+	if (fault_tok_is(action, "cm_reject") || fault_tok_is(action, "cm_timeout")) {
+		if (r->ops != 0)
+			return fault_bad(ps, target, "connection requests are a connection's: write it conn:cm_...=");
+		r->action = fault_tok_is(action, "cm_reject") ? FAULT_CM_REJECT : FAULT_CM_TIMEOUT;
+		return fault_parse_cm(ps, &a, r);
+	}
 	if (fault_tok_is(action, "drop")) {
 		if (r->ops != 0)
 			return fault_bad(ps, target, "drop applies to a connection: write it conn:drop=...");
@@ -467,7 +491,7 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 		return fault_parse_drop(ps, &a, r);
 	}
 	if (r->ops == 0)
-		return fault_bad(ps, target, "conn takes only drop=; use a task type or any");
+		return fault_bad(ps, target, "conn takes only drop=, cm_reject= or cm_timeout=; use a task type or any");
 	if (fault_tok_is(action, "rnr")) {
 		if (r->ops != (1u << ENGINE_OP_RECV))
 			return fault_bad(ps, target, "rnr holds receives: write it recv:rnr=...");
@@ -486,7 +510,7 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 		r->action = FAULT_FULL;
 		return fault_parse_full(ps, &a, r);
 	}
-	return fault_bad(ps, action, "unknown action (fail, delay, full, drop, rnr)");
+	return fault_bad(ps, action, "unknown action (fail, delay, full, drop, rnr, cm_reject, cm_timeout)");
 }
 
 static bool fault_parse_one(struct fault_parse *ps, struct fault_tok text, struct fault_rules *out)
@@ -631,6 +655,7 @@ struct fault_conn {
 	uint64_t ops;			       /* operations submitted since the connection was made */
 	_Atomic uint64_t established_ns;       /* 0 until the inner engine said so */
 	bool dropped;
+	atomic_bool request_pending;	       /* a CM request waits for the cm_ rules (progress) */
 	atomic_uint inflight[FAULT_NUM_OPS];   /* accepted, done() not yet run */
 	struct engine_wr *held_head, *held_tail;
 };
@@ -646,6 +671,8 @@ struct fault_worker {
 	uint64_t rng[FAULT_MAX_RULES];
 	bool told_full[FAULT_MAX_RULES];
 	bool timers;			/* a drop rule counts time */
+	atomic_bool cm;			/* cm_ rules: requests wait for progress to decide */
+	uint64_t requests;		/* connection requests decided */
 	struct fault_conn *conns;	/* one per inner connection id */
 	uint32_t num_conns;
 	atomic_uint recv_inflight;
@@ -704,6 +731,8 @@ static void fault_refresh(struct fault_worker *w)
 	pthread_mutex_unlock(&fault_lock);
 	w->since_ns = fault_now_ns();
 	w->timers = false;
+	w->requests = 0;
+	atomic_store(&w->cm, false);
 	for (uint32_t i = 0; i < FAULT_MAX_RULES; i++) {
 		w->seen[i] = 0;
 		/* Each rule its own stream: one rule's draws never shift another's. */
@@ -712,6 +741,9 @@ static void fault_refresh(struct fault_worker *w)
 		if (i < w->rules.num && w->rules.rule[i].action == FAULT_DROP &&
 		    w->rules.rule[i].mode == FAULT_AFTER_MS)
 			w->timers = true;
+		if (i < w->rules.num && (w->rules.rule[i].action == FAULT_CM_REJECT ||
+					 w->rules.rule[i].action == FAULT_CM_TIMEOUT))
+			atomic_store(&w->cm, true);
 	}
 	for (uint32_t i = 0; i < w->num_conns; i++)
 		w->conns[i].ops = 0;
@@ -983,6 +1015,54 @@ static unsigned int fault_drop_timers(struct fault_worker *w, uint64_t now)
 	return n;
 }
 
+/* The cm_ rule that takes the next connection request, or NULL. */
+static const struct fault_rule *fault_pick_cm(struct fault_worker *w)
+{
+	const struct fault_rule *picked = NULL;
+
+	w->requests++;
+	for (uint32_t i = 0; i < w->rules.num; i++) {
+		const struct fault_rule *r = &w->rules.rule[i];
+		bool fire;
+
+		if (r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT)
+			continue;
+		fire = r->mode == FAULT_NTH ? w->requests == r->n : w->requests % r->n == 0;
+		if (fire && picked == NULL)
+			picked = r;
+	}
+	return picked;
+}
+
+/* Requests held for the cm_ rules: rejected (the client hears a
+ * rejection), left unanswered (the client times out; the inner engine
+ * drops the request at its own timeout), or handed to the application. */
+static unsigned int fault_decide_requests(struct fault_worker *w)
+{
+	unsigned int n = 0;
+
+	for (uint32_t i = 0; i < w->num_conns; i++) {
+		struct fault_conn *fc = &w->conns[i];
+		const struct fault_rule *r;
+
+		if (!atomic_exchange(&fc->request_pending, false))
+			continue;
+		n++;
+		r = fault_pick_cm(w);
+		if (r == NULL) {
+			if (w->conf.conn_event != NULL)
+				w->conf.conn_event(w->conf.arg, (struct engine_conn *)fc, ENGINE_CONN_REQUEST);
+			continue;
+		}
+		fault_count(SOFTDOCA_FAULT_CM);
+		SDK_LOG_INFO("fault injection (rule \"%s\"): connection request %u %s", r->text, i + 1,
+			     r->action == FAULT_CM_REJECT ? "rejected" : "left unanswered");
+		if (r->action == FAULT_CM_REJECT)
+			(void)w->inner_ops->conn_reject(fault_inner(fc));
+	}
+	return n;
+}
+
 /* ---- the ops ------------------------------------------------------------------------ */
 
 static void fault_on_conn_event(void *arg, struct engine_conn *inner, enum engine_conn_event event)
@@ -994,6 +1074,13 @@ static void fault_on_conn_event(void *arg, struct engine_conn *inner, enum engin
 		return;
 	if (event == ENGINE_CONN_ESTABLISHED)
 		atomic_store(&fc->established_ns, fault_now_ns());
+	if (event == ENGINE_CONN_REQUEST && atomic_load(&w->cm)) {
+		/* A new request on this slot: nobody holds it yet. Progress
+		 * decides (the rules are the application thread's). */
+		fc->user = NULL;
+		atomic_store(&fc->request_pending, true);
+		return;
+	}
 	if (w->conf.conn_event != NULL)
 		w->conf.conn_event(w->conf.arg, (struct engine_conn *)fc, event);
 }
@@ -1064,6 +1151,8 @@ static unsigned int fault_worker_progress(struct engine_worker *worker)
 	uint64_t now;
 
 	fault_refresh(w);
+	if (atomic_load_explicit(&w->cm, memory_order_relaxed))
+		n += fault_decide_requests(w);
 	if (w->held > 0 || w->timers) {
 		now = fault_now_ns();
 		n += fault_release(w, &w->rheld_head, &w->rheld_tail, now);

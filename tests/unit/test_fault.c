@@ -188,6 +188,10 @@ static const struct bad_case bad_cases[] = {
 	{"recv:rnr=storm:0ms:100ms", "0ms"},
 	{"recv:rnr=storm:100ms:100ms", "100ms"},
 	{"recv:rnr=storm:20ms:1min", "1min"},
+	{"write:cm_reject=nth:1", "write"},
+	{"conn:cm_reject=first:1", "first"},
+	{"conn:cm_timeout=nth:0", "0"},
+	{"conn:cm_timeout=every:2:3", "3"},
 	{"seed=abc", "abc"},
 	{"seed=1;seed=2", "seed=2"},
 	{" write:fail=nth:1:IO_FAILED", " write"},
@@ -250,6 +254,7 @@ static void test_parser(void **state)
 		"atomic_cas:fail=every:3:NOT_PERMITTED;sync_add:full=depth:1;conn:drop=after_ms:250",
 		"read:fail=frac:1:IO_FAILED;write_imm:delay=jitter:0ns..10ns;seed=18446744073709551615",
 		"recv:rnr=storm:20ms:100ms",
+		"conn:cm_reject=nth:1;conn:cm_timeout=every:3",
 	};
 	char many[2048] = "";
 	uint64_t n;
