@@ -5,8 +5,9 @@
  * with a chosen status, operations held back for a while, DOCA_ERROR_FULL
  * at a chosen depth, connections dropped after some operations or some
  * time, receives held back in periodic storms (the peer's sends meet a
- * receiver not ready), RDMA CM requests rejected or left to time out. It owns the rule grammar and its strict parser, the process's
- * rule set and counters, and the wrapper's workers and connections.
+ * receiver not ready), RDMA CM requests rejected or left to time out.
+ * It owns the rule grammar and its strict parser, the process's rule set
+ * and counters, and the wrapper's workers and connections.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
  * the API was used; otherwise the RDMA layer calls the inner table
@@ -464,7 +465,8 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 				 "atomic_fadd, sync_get, sync_set, sync_add, or conn for drop)");
 	action = fault_split(&rest, '=', &found);
 	if (!found)
-		return fault_bad(ps, action, "an action is fail=, delay=, full=, drop=, rnr=, cm_reject= or cm_timeout=");
+		return fault_bad(ps, action,
+				 "an action is fail=, delay=, full=, drop=, rnr=, cm_reject= or cm_timeout=");
 	a.all = rest;
 	while (a.num < FAULT_MAX_ARGS) {
 		a.tok[a.num] = fault_split(&rest, ':', &found);
@@ -491,7 +493,8 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 		return fault_parse_drop(ps, &a, r);
 	}
 	if (r->ops == 0)
-		return fault_bad(ps, target, "conn takes only drop=, cm_reject= or cm_timeout=; use a task type or any");
+		return fault_bad(ps, target,
+				 "conn takes only drop=, cm_reject= or cm_timeout=; use a task type or any");
 	if (fault_tok_is(action, "rnr")) {
 		if (r->ops != (1u << ENGINE_OP_RECV))
 			return fault_bad(ps, target, "rnr holds receives: write it recv:rnr=...");
@@ -885,8 +888,8 @@ static doca_error_t fault_admit(struct fault_worker *w, uint8_t opcode, unsigned
 			continue;
 		if (!w->told_full[i]) {
 			w->told_full[i] = true;
-			SDK_LOG_INFO("fault injection (rule \"%s\"): submissions refused with DOCA_ERROR_FULL while %llu "
-				     "are in flight (connection %u)",
+			SDK_LOG_INFO("fault injection (rule \"%s\"): submissions refused with DOCA_ERROR_FULL "
+				     "while %llu are in flight (connection %u)",
 				     r->text, (unsigned long long)r->n, conn_id);
 		}
 		fault_count(SOFTDOCA_FAULT_FULL);
@@ -1338,11 +1341,34 @@ static void fault_marks_restore(struct fault_worker *w, const struct fault_marks
 	memcpy(w->rng, m->rng, sizeof(m->rng));
 }
 
+/* Take wr over: count it in flight and route its done() through ours. */
+static void fault_wr_adopt(struct fault_worker *w, struct fault_conn *fc, struct engine_wr *wr, atomic_uint *inflight)
+{
+	wr->wrap_done = wr->done;
+	wr->wrap_arg = fc == NULL ? (void *)w : (void *)fc;
+	wr->done = fault_wr_done;
+	atomic_fetch_add(inflight, 1);
+}
+
+/* Post an adopted wr now; a refusal gives it back as it came. */
+static doca_error_t fault_post_now(struct fault_worker *w, struct engine_wr *wr, atomic_uint *inflight)
+{
+	doca_error_t status = fault_inner_post(w, wr);
+
+	if (status != DOCA_SUCCESS) {
+		atomic_fetch_sub(inflight, 1);
+		wr->done = wr->wrap_done;
+	}
+	return status;
+}
+
 /*
  * The rules for one submission (fc NULL for a receive): FULL at a depth
  * (the task stays the caller's and counts nothing), an injected failure,
  * a delay, or straight to the inner engine. A submission the inner
- * engine refuses leaves every count as it was.
+ * engine refuses leaves every count as it was; on a connection that
+ * cannot carry it no rule applies, so the caller hears the engine's
+ * refusal at submit, as without faults.
  */
 static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, struct engine_wr *wr)
 {
@@ -1354,6 +1380,10 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 	uint64_t delay, storm;
 
 	fault_refresh(w);
+	if (fc != NULL && !w->inner_ops->conn_is_usable(fault_inner(fc))) {
+		fault_wr_adopt(w, fc, wr, inflight);
+		return fault_post_now(w, wr, inflight);
+	}
 	status = fault_admit(w, wr->opcode, atomic_load(inflight), fc == NULL ? 0 : fault_conn_id((void *)fc));
 	if (status != DOCA_SUCCESS)
 		return status;
@@ -1366,24 +1396,18 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 	}
 	delay = fault_pick_delay(w, wr->opcode);
 	storm = fc == NULL ? fault_pick_storm(w, wr->opcode, fault_now_ns()) : 0;
-	if (storm > 0)
-		fault_count(SOFTDOCA_FAULT_RNR);
-	delay += storm;
-	wr->wrap_done = wr->done;
-	wr->wrap_arg = fc == NULL ? (void *)w : (void *)fc;
-	wr->done = fault_wr_done;
-	atomic_fetch_add(inflight, 1);
-	if (delay > 0 || *head != NULL) {
-		if (delay > storm)
+	fault_wr_adopt(w, fc, wr, inflight);
+	if (delay + storm > 0 || *head != NULL) {
+		if (delay > 0)
 			fault_count(SOFTDOCA_FAULT_DELAYED);
-		fault_hold(head, tail, wr, fault_now_ns() + delay);
+		if (storm > 0)
+			fault_count(SOFTDOCA_FAULT_RNR);
+		fault_hold(head, tail, wr, fault_now_ns() + delay + storm);
 		w->held++;
 		goto accepted;
 	}
-	status = fault_inner_post(w, wr);
+	status = fault_post_now(w, wr, inflight);
 	if (status != DOCA_SUCCESS) {
-		atomic_fetch_sub(inflight, 1);
-		wr->done = wr->wrap_done;
 		fault_marks_restore(w, &marks);
 		return status;
 	}

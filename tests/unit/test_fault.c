@@ -566,7 +566,8 @@ static void test_delay_flushed_at_stop(void **state)
 
 /* After its 3rd operation A's connection drops as if B died: the send
  * waiting at B (no receive posted) is flushed with an error, A hears a
- * failure, B a disconnection, and A's connection takes no more work. */
+ * failure, B a disconnection, and A's connection takes no more work
+ * (its writes held 1 ms before that, to show held work counts too). */
 static void test_drop_after_ops(void **state)
 {
 	struct doca_buf *src;
@@ -575,7 +576,7 @@ static void test_drop_after_ops(void **state)
 	union doca_data ud = {.u64 = 0};
 
 	(void)state;
-	assert_ok(softdoca_fault_set("conn:drop=after_ops:3"));
+	assert_ok(softdoca_fault_set("conn:drop=after_ops:3;write:delay=fixed:1ms"));
 	pair_up();
 	assert_ok(doca_task_submit(write_at(&ops[0], 0, 1)));
 	assert_true(progress_until_done(1));
@@ -596,8 +597,12 @@ static void test_drop_after_ops(void **state)
 	assert_int_equal(done_log[2].status, DOCA_ERROR_CONNECTION_RESET);
 	assert_int_equal(A.disconnected + B.failed, 0);
 	assert_int_equal(count_of(SOFTDOCA_FAULT_DROPPED), 1);
+	/* No rule holds work for a connection that cannot carry it: the
+	 * refusal comes at submit, as without faults. */
 	(void)write_at(&ops[2], 128, 3);
 	assert_fails(doca_task_try_submit(doca_rdma_task_write_as_task(ops[2].task)), DOCA_ERROR_NOT_CONNECTED);
+	assert_fails(doca_task_submit(doca_rdma_task_write_as_task(ops[2].task)), DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_DELAYED), 2);
 	for (int i = 0; i < 3; i++)
 		op_free(&ops[i]);
 	doca_task_free(doca_rdma_task_send_as_task(send));
