@@ -86,5 +86,16 @@ if ! cc -std=c11 -Wall -I"$inc" -c "$tmp/exp.c" -o "$tmp/exp.o" 2>"$tmp/err"; th
 elif ! grep -q deprecated "$tmp/err"; then
 	echo "FAIL: experimental call without DOCA_ALLOW_EXPERIMENTAL_API must warn"; fail=1
 fi
+# softdoca's own headers (softdoca_*.h) alone too, as C and as C++.
+for h in "$inc"/softdoca_*.h; do
+	[ -e "$h" ] || continue
+	name=$(basename "$h")
+	printf '#include <%s>\nint softdoca_header_check_%s;\n' "$name" "${name%.h}" >"$tmp/s.c"
+	cp "$tmp/s.c" "$tmp/s.cpp"
+	cc -std=c11 -Wall -Wextra -Werror -pedantic -I"$inc" -c "$tmp/s.c" -o "$tmp/s.o" 2>"$tmp/err" ||
+		{ echo "FAIL: $name as C"; cat "$tmp/err"; fail=1; }
+	c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/s.cpp" -o "$tmp/s.o" 2>"$tmp/err" ||
+		{ echo "FAIL: $name as C++"; cat "$tmp/err"; fail=1; }
+done
 [ $fail -eq 0 ] && echo "all public headers compile alone as C and C++"
 exit $fail

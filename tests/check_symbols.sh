@@ -11,4 +11,15 @@ for lib in "$@"; do
 	n=$(nm -D --defined-only "$lib" | grep -c ' T doca_' || true)
 	echo "$(basename "$lib"): $n doca_ functions exported"
 done
+# softdoca's own public API (include/softdoca_*.h) is exported by its library.
+for lib in "$@"; do
+	case $(basename "$lib") in
+	libdoca_rdma.so*)
+		for sym in softdoca_fault_set softdoca_fault_clear softdoca_fault_get_count; do
+			nm -D --defined-only "$lib" | grep -q " T $sym\$" ||
+				{ echo "FAIL: $(basename "$lib") does not export $sym (include/softdoca_fault.h)"; fail=1; }
+		done
+		;;
+	esac
+done
 exit $fail

@@ -85,6 +85,10 @@ struct engine_wr {
 	uint64_t compare;               /* ATOMIC_CAS */
 	uint64_t operand;               /* ATOMIC_CAS: swap; ATOMIC_FADD, SYNC_ADD: add */
 	void (*done)(struct engine_wr *wr); /* any thread; see the file comment */
+	/* A wrapping engine (fault.c) keeps the caller's done() and its own
+	 * pointer here while the wr is in the engine it wraps. */
+	void (*wrap_done)(struct engine_wr *wr);
+	void *wrap_arg;
 
 	/* Results, valid in done(). */
 	doca_error_t status;
@@ -258,6 +262,12 @@ extern const struct engine_ops engine_loopback_ops;
  * refused with DOCA_ERROR_INVALID_VALUE and a log line (no silent
  * fallback: a test that asked for loopback must not run over UCX). */
 doca_error_t engine_ops_select(const struct engine_ops **ops_out);
+
+/* The fault-injecting engine (fault.c) in front of inner when
+ * SOFTDOCA_FAULTS is set or softdoca_fault_set was used, else inner
+ * itself. A malformed SOFTDOCA_FAULTS: DOCA_ERROR_INVALID_VALUE, with a
+ * log line naming the bad token. */
+doca_error_t engine_fault_wrap(const struct engine_ops *inner, const struct engine_ops **ops_out);
 
 /* Parsers of untrusted bytes, exposed for the fuzz target. */
 doca_error_t engine_conn_desc_check(const void *desc, size_t desc_len);

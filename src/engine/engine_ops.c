@@ -2,7 +2,8 @@
  * softdoca — the engines' ops tables seen from the RDMA layer: the UCX
  * engine's table (its functions are the ones engine.h declares, defined in
  * engine.c, conn.c, cm.c, initiator.c) and the choice of engine a new
- * doca_rdma context makes (SOFTDOCA_ENGINE).
+ * doca_rdma context makes (SOFTDOCA_ENGINE), with the fault injector
+ * (fault.c) in front of it when faults are asked for.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +48,11 @@ doca_error_t engine_ops_select(const struct engine_ops **ops_out)
 {
 	const char *name = getenv(ENGINE_ENV);
 
-	if (name == NULL) {
-		*ops_out = &engine_ucx_ops;
-		return DOCA_SUCCESS;
-	}
+	if (name == NULL)
+		return engine_fault_wrap(&engine_ucx_ops, ops_out);
 	for (size_t i = 0; i < sizeof(engine_all_ops) / sizeof(engine_all_ops[0]); i++) {
-		if (strcmp(name, engine_all_ops[i]->name) == 0) {
-			*ops_out = engine_all_ops[i];
-			return DOCA_SUCCESS;
-		}
+		if (strcmp(name, engine_all_ops[i]->name) == 0)
+			return engine_fault_wrap(engine_all_ops[i], ops_out);
 	}
 	/* %.32s: the value is the environment's, of any length. */
 	SDK_LOG_ERR("%s=\"%.32s\" names no engine: use \"ucx\" (the default) or \"loopback\" (peers in this process "

@@ -32,6 +32,10 @@
 #                                    real clients that must get in quickly;
 #                                    then 20 idle sockets (more than the
 #                                    server keeps waiting) and a real client
+#               fault_reject        the same as reject and timeout, with a
+#               fault_timeout        server that accepts everything and
+#                                    SOFTDOCA_FAULTS rejecting / not answering
+#                                    its first request (fault injection)
 #               all                 every scenario above
 #
 # Prints one line per run and exits non-zero if any failed (77 if the
@@ -47,6 +51,7 @@ PROC_TIMEOUT=${CM_TESTS_PROC_TIMEOUT:-60}
 CASES="send send_imm write write_imm read cas fadd"
 ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do printf 'v6_%s ' "$c"; done)"
 ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop squat"
+ALL="$ALL fault_reject fault_timeout"
 
 [ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
 command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
@@ -210,6 +215,30 @@ failing_first() {
 	finish "cm/IPv4 $what, then a connection on the same context" "$t0"
 }
 
+# The failing first attempts of failing_first, made by the server's
+# SOFTDOCA_FAULTS rules instead of its --answer policy.
+fault_first() {
+	local what=$1 t0
+	begin
+	t0=$(now)
+	case $what in
+	fault_reject)
+		SOFTDOCA_FAULTS='conn:cm_reject=nth:1' spawn server 0 --role server --case send --count 8
+		run client 0 --role client --case send --count 8 --pre reject
+		;;
+	fault_timeout)
+		# The unanswered request holds a slot until the server's engine
+		# drops it (as ignore-first's spare slot): two slots, and a
+		# second client once the first is done.
+		SOFTDOCA_FAULTS='conn:cm_timeout=nth:1' spawn server 0 --role server --case send --count 8 \
+			--clients 2 --timeout-ms 500
+		run client 0 --role client --case send --count 8 --pre ignore --timeout-ms 500
+		run client2 0 --role client --case send --count 8 --index 1
+		;;
+	esac
+	finish "cm/IPv4 $what (SOFTDOCA_FAULTS on the server), then a connection on the same context" "$t0"
+}
+
 kill_server() {
 	local t0
 	begin
@@ -280,6 +309,7 @@ run_scenario() {
 	multi8) set_transport default; multi8 ;;
 	squat) set_transport default; squat ;;
 	refused | timeout | reject) set_transport default; failing_first "$s" ;;
+	fault_reject | fault_timeout) set_transport default; fault_first "$s" ;;
 	kill_server | kill_client | server_stop)
 		for tr in default tcp; do
 			set_transport "$tr"

@@ -15,6 +15,7 @@
 
 int error_lines;
 int warning_lines;
+char last_error[2048];
 static char log_line[2048];
 
 struct doca_dev *dev;
@@ -32,6 +33,8 @@ static void log_flush(char *line)
 		fputs(line, stderr);
 	if (strstr(line, "[ERROR]") != NULL)
 		error_lines++;
+	if (strstr(line, "[ERROR]") != NULL)
+		snprintf(last_error, sizeof(last_error), "%s", line);
 	if (strstr(line, "[WARN]") != NULL)
 		warning_lines++;
 }

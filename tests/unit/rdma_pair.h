@@ -31,6 +31,7 @@
 
 extern int error_lines;   /* ERROR lines the library logged so far */
 extern int warning_lines; /* WARN lines the library logged so far */
+extern char last_error[]; /* the last ERROR line */
 
 /* The call fails with code and says why in the log. */
 #define assert_fails(expr, code) \
