@@ -1175,6 +1175,14 @@ static void fault_worker_flush(struct engine_worker *worker)
 	w->inner_ops->worker_flush(w->inner);
 }
 
+/* Held-back posts (ENGINE_POST_DEFER) are the inner engine's to send. */
+static void fault_flush_posts(struct engine_worker *worker)
+{
+	struct fault_worker *w = fault_worker_of(worker);
+
+	w->inner_ops->flush_posts(w->inner);
+}
+
 static uint32_t fault_worker_outstanding(struct engine_worker *worker)
 {
 	struct fault_worker *w = fault_worker_of(worker);
@@ -1467,6 +1475,7 @@ static doca_error_t fault_post_recv(struct engine_worker *worker, struct engine_
 		.conn_is_usable = fault_conn_is_usable, \
 		.post = fault_post, \
 		.post_recv = fault_post_recv, \
+		.flush_posts = fault_flush_posts, \
 	}
 
 FAULT_OPS(ucx, engine_ucx_ops);

@@ -238,6 +238,7 @@ static void test_table_complete(void **state)
 	assert_non_null(ops->conn_accept);
 	assert_non_null(ops->conn_reject);
 	assert_non_null(ops->conn_peer_addr);
+	assert_non_null(ops->flush_posts);
 	assert_non_null(ops->conn_id);
 	assert_non_null(ops->conn_set_user);
 	assert_non_null(ops->conn_get_user);
