@@ -383,10 +383,11 @@ static unsigned int svc_serve(struct engine_worker *w, uint64_t now, bool *armed
 	if (armed != NULL)
 		pthread_mutex_lock(&w->lock);
 	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
-		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++)
+		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++) {
 			events += n;
-		if (w->ack_list != NULL)
-			engine_acks_flush(w); /* as engine_worker_progress does, every so many rounds */
+			if (w->ack_list != NULL)
+				engine_acks_flush(w); /* as engine_worker_progress does */
+		}
 		worker_expire(w, now);
 		if (armed == NULL)
 			break;
@@ -1053,8 +1054,13 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		return 0;
 	/* Bounded: acknowledgements go out when the lock is released, and a
 	 * stream that never pauses must not hold them back for ever. */
-	for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++)
+	for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++) {
 		events += n;
+		/* What this round retired is acknowledged now, not after one
+		 * more (empty) round: over TCP that is a system call. */
+		if (w->ack_list != NULL)
+			engine_acks_flush(w);
+	}
 	/* Each poll looks at a cheap clock (a few ms coarse) for the
 	 * keepalive; only parked operations and the like need the exact one. */
 	if (worker_has_deadlines(w) || (w->monitored > 0 && engine_coarse_ns() >= w->keepalive_next_ns))
