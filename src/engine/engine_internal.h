@@ -157,7 +157,7 @@ struct engine_conn {
 	uint32_t tq_len;
 	/* Target: operations retired in order whose success the peer has
 	 * not been told yet; one acknowledgement (WIRE_AM_ACK) naming the
-	 * last of them is sent before the worker lock is released. */
+	 * last of them is sent after the progress round (engine_acks_flush). */
 	bool ack_pending;
 	bool ack_queued;                    /* on the worker's ack_list */
 	uint32_t ack_count;                 /* retired since the last acknowledgement */

@@ -388,10 +388,11 @@ static void resp_sent(void *request, ucs_status_t st, void *user)
 static void ack_send(struct engine_conn *c);
 
 /* op succeeded and its success carries nothing back: the connection's
- * next acknowledgement stands for it. That goes out when the worker lock
- * is released (the progress call found no more messages), after
- * ENGINE_ACK_BATCH operations of a stream that does not pause, or at
- * once when the initiator asks (its send queue is full). */
+ * next acknowledgement stands for it. That goes out after the UCX
+ * progress round that retired it (a batch of requests retires in one
+ * round) or when the worker lock is released, after ENGINE_ACK_BATCH
+ * operations of one round, or at once when the initiator asks (its send
+ * queue is full). */
 static void tgt_ack(struct engine_conn *c, const struct tgt_op *op)
 {
 	struct engine_worker *w = c->worker;
