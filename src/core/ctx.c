@@ -8,6 +8,7 @@
  * has finished its teardown — inside doca_ctx_stop when that is already
  * true, otherwise from doca_pe_progress.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ctx.h"
@@ -18,7 +19,7 @@
 
 SDK_LOG_REGISTER(CTX)
 
-static const char *ctx_state_name(enum doca_ctx_states state)
+SOFTDOCA_EXPORT const char *softdoca_ctx_state_name(enum doca_ctx_states state)
 {
 	switch (state) {
 	case DOCA_CTX_STATE_IDLE:
@@ -38,8 +39,8 @@ static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 	enum doca_ctx_states prev = ctx->state;
 
 	ctx->state = next;
-	SDK_LOG_TRC("%s ctx %p: %s -> %s", ctx->ops->name, (void *)ctx, ctx_state_name(prev),
-		    ctx_state_name(next));
+	SDK_LOG_TRC("%s ctx %p: %s -> %s", ctx->ops->name, (void *)ctx, softdoca_ctx_state_name(prev),
+		    softdoca_ctx_state_name(next));
 	if (ctx->state_cb != NULL)
 		ctx->state_cb(ctx->user_data, ctx, prev, next);
 }
@@ -61,11 +62,9 @@ SOFTDOCA_EXPORT doca_error_t softdoca_ctx_init(struct doca_ctx *ctx, const struc
 
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx)
 {
-	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		SDK_LOG_ERR("%s context is %s: stop it (and let it reach idle) before destroying it", ctx->ops->name,
-			    ctx_state_name(ctx->state));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_IDLE), "context destroy",
+						"stop it and progress its PE until it is idle before destroying it");
 	if (ctx->pe != NULL) {
 		core_pe_remove_ctx(ctx->pe, ctx);
 		ctx->pe = NULL;
@@ -79,13 +78,44 @@ SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+/* "idle or running": the states of mask, for a log line. */
+static const char *ctx_states_text(unsigned int mask, char *text, size_t size)
+{
+	static const enum doca_ctx_states all[] = {DOCA_CTX_STATE_IDLE, DOCA_CTX_STATE_STARTING,
+						   DOCA_CTX_STATE_RUNNING, DOCA_CTX_STATE_STOPPING};
+	size_t used = 0;
+
+	text[0] = '\0';
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if ((mask & SOFTDOCA_CTX_STATE_BIT(all[i])) == 0)
+			continue;
+		int n = snprintf(text + used, size - used, "%s%s", used > 0 ? " or " : "",
+				 softdoca_ctx_state_name(all[i]));
+
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+	return text;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_state(const struct doca_ctx *ctx, unsigned int mask,
+						      const char *func, const char *hint)
+{
+	char needs[48];
+
+	if (mask & SOFTDOCA_CTX_STATE_BIT(ctx->state))
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR("%s: DOCA_ERROR_BAD_STATE: the %s context is %s; this call needs it %s%s%s%s", func,
+		    ctx->ops->name, softdoca_ctx_state_name(ctx->state), ctx_states_text(mask, needs, sizeof(needs)),
+		    hint != NULL ? " (" : "", hint != NULL ? hint : "", hint != NULL ? ")" : "");
+	return DOCA_ERROR_BAD_STATE;
+}
+
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_idle(const struct doca_ctx *ctx, const char *what)
 {
-	if (ctx->state == DOCA_CTX_STATE_IDLE)
-		return DOCA_SUCCESS;
-	SDK_LOG_ERR("%s: %s context is %s; this is only allowed while idle (before start or after stop)", what,
-		    ctx->ops->name, ctx_state_name(ctx->state));
-	return DOCA_ERROR_BAD_STATE;
+	return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_IDLE), what,
+					"configure it before doca_ctx_start or after it stopped");
 }
 
 DOCA_STABLE
@@ -99,10 +129,9 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	}
 	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		SDK_LOG_ERR("doca_ctx_start: %s context is already %s", ctx->ops->name, ctx_state_name(ctx->state));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_IDLE), __func__,
+						"it was started already; stop it and let it reach idle to restart it");
 	/* DOCA's doca_ctx.h names this case: NOT_CONNECTED (only the CPU
 	 * datapath exists here, so a PE is always needed). */
 	if (ctx->pe == NULL) {

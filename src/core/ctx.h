@@ -122,6 +122,19 @@ SOFTDOCA_EXPORT doca_error_t softdoca_ctx_init(struct doca_ctx *ctx, const struc
  * DOCA_ERROR_BAD_STATE unless IDLE; disconnects it from its PE. */
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_fini(struct doca_ctx *ctx);
 
+/* "idle", "starting", "running", "stopping": for log lines. */
+SOFTDOCA_EXPORT const char *softdoca_ctx_state_name(enum doca_ctx_states state);
+
+/* One context state in a mask of the states a call accepts. */
+#define SOFTDOCA_CTX_STATE_BIT(state) (1u << (unsigned int)(state))
+
+/* DOCA_SUCCESS when ctx is in one of the states of mask; otherwise
+ * DOCA_ERROR_BAD_STATE and one ERROR line naming func, the state ctx is
+ * in, the states the call needs and hint (what to do; may be NULL). The
+ * one place a lifecycle call's BAD_STATE is explained. */
+SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_state(const struct doca_ctx *ctx, unsigned int mask,
+						      const char *func, const char *hint);
+
 /* DOCA_ERROR_BAD_STATE (with a log line naming the call) unless IDLE:
  * the guard of every configuration setter. */
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_idle(const struct doca_ctx *ctx, const char *what);

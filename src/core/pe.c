@@ -54,7 +54,11 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	}
 	atomic_init(&p->armed, false);
 	atomic_init(&p->cq_top, NULL);
+	atomic_init(&p->cq_queued, 0);
+	atomic_init(&p->cq_delivered, 0);
+	atomic_init(&p->progress_calls, 0);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE;
+	core_pe_stall_watch(p);
 	SDK_LOG_TRC("pe %p created", (void *)p);
 	*pe = p;
 	return DOCA_SUCCESS;
@@ -78,6 +82,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 			    pe->graphs->num_graphs);
 		return DOCA_ERROR_IN_USE;
 	}
+	core_pe_stall_unwatch(pe);
 	free(pe->graphs);
 	close(pe->event_fd);
 	softdoca_live_remove(pe);
@@ -145,6 +150,7 @@ void core_pe_enqueue_completion(struct doca_pe *pe, struct doca_task *task)
 {
 	struct doca_task *top = atomic_load_explicit(&pe->cq_top, memory_order_relaxed);
 
+	atomic_fetch_add_explicit(&pe->cq_queued, 1, memory_order_relaxed);
 	do {
 		task->next = top;
 	} while (!atomic_compare_exchange_weak_explicit(&pe->cq_top, &top, task, memory_order_release,
@@ -200,6 +206,7 @@ unsigned int core_pe_discard_ctx_completions(struct doca_pe *pe, struct doca_ctx
 		}
 		link = &(*link)->next;
 	}
+	atomic_fetch_add_explicit(&pe->cq_delivered, dropped, memory_order_relaxed);
 	return dropped;
 }
 
@@ -226,6 +233,8 @@ static unsigned int pe_deliver_completions(struct doca_pe *pe)
 		core_task_deliver(task);
 		events++;
 	}
+	if (events > 0)
+		atomic_fetch_add_explicit(&pe->cq_delivered, events, memory_order_relaxed);
 	return events;
 }
 
@@ -265,6 +274,10 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		return 0;
 	}
 	pe->progressing = true;
+	/* One writer (this thread): a plain load and store, no locked add. */
+	atomic_store_explicit(&pe->progress_calls,
+			      atomic_load_explicit(&pe->progress_calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	events = pe_progress_contexts(pe);
 	events += pe_deliver_completions(pe);
 	if (unlikely(pe->graphs != NULL))

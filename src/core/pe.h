@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <doca_pe.h>
 
@@ -30,6 +31,18 @@ struct doca_pe {
 
 	/* Graphs bound to this PE; NULL until the first doca_graph_create. */
 	struct core_graph_sched *graphs;
+
+	/* The stall monitor (pe_stall.c): completions queued (producers)
+	 * and delivered or dropped (consumer), doca_pe_progress calls. */
+	atomic_uint_fast64_t cq_queued;
+	atomic_uint_fast64_t cq_delivered;
+	atomic_uint_fast64_t progress_calls;
+	/* The monitor's own, under its lock. */
+	struct doca_pe *stall_next;
+	uint64_t stall_seen_calls;
+	uint64_t stall_round_calls;
+	uint64_t stall_since_ns;
+	bool stall_warned;
 };
 
 /* Queue a completed task for delivery by doca_pe_progress. Any thread. */
@@ -41,5 +54,11 @@ void core_pe_remove_ctx(struct doca_pe *pe, struct doca_ctx *ctx);
 /* Drop every queued completion of ctx's tasks without delivering it (the
  * context is going away); returns how many were dropped. */
 unsigned int core_pe_discard_ctx_completions(struct doca_pe *pe, struct doca_ctx *ctx);
+
+/* pe_stall.c: watch pe from create to destroy (starts the monitor with
+ * the first PE), and the strict parser of SOFTDOCA_PE_STALL_MS. */
+void core_pe_stall_watch(struct doca_pe *pe);
+void core_pe_stall_unwatch(struct doca_pe *pe);
+bool core_pe_stall_parse(const char *text, uint32_t *ms_out);
 
 #endif /* SOFTDOCA_CORE_PE_H_ */

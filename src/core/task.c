@@ -113,10 +113,9 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 	struct doca_ctx *ctx = type->ctx;
 	struct doca_task *task;
 
-	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
-		SDK_LOG_ERR("%s alloc: the %s context is not running", type->name, ctx->ops->name);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING))
+		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), type->name,
+						"allocate tasks after doca_ctx_start succeeded or the state callback said running");
 	task = type->free_list;
 	if (unlikely(task == NULL)) {
 		if (type->num_tasks == 0)
@@ -174,10 +173,9 @@ static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	ctx = task->type->ctx;
-	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
-		SDK_LOG_ERR("doca_task_submit: the %s context is not running", ctx->ops->name);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING))
+		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), "doca_task_submit",
+						"a stopping context takes no new tasks");
 	/* Count it in flight first: the engine may complete it on another
 	 * thread before submit returns. */
 	task->state = SOFTDOCA_TASK_INFLIGHT;

@@ -95,6 +95,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	status = rdma_run_alloc(rdma);
 	if (status != DOCA_SUCCESS)
 		return status;
+	rdma->full_explained = false;
 	status = rdma->engine_ops->worker_create(ctx->dev, &conf, &rdma->worker);
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("rdma start: the soft NIC could not be set up: %s", doca_error_get_descr(status));

@@ -155,6 +155,9 @@ struct doca_rdma {
 	uint32_t events_cap;
 	uint32_t events_head;
 	atomic_uint events_count; /* read without the lock to skip empty polls */
+
+	/* DOCA_ERROR_FULL was explained in this run (rdma_tasks.c): once only. */
+	bool full_explained;
 };
 
 static inline struct doca_rdma *rdma_from_ctx(struct doca_ctx *ctx)
@@ -173,6 +176,9 @@ doca_error_t rdma_null_arg(const char *func, const char *what);
  * otherwise. */
 doca_error_t rdma_conn_check(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn,
 			     const char *what);
+
+/* rdma_conn.c: "exported", "connecting"...: for log lines. */
+const char *rdma_conn_state_name(enum rdma_conn_state state);
 
 /* rdma_conn.c: BAD_STATE (logged, naming func) unless rdma is running. */
 doca_error_t rdma_check_running(const struct doca_rdma *rdma, const char *func);

@@ -179,7 +179,9 @@ static doca_error_t rdma_request_check(const struct doca_rdma_connection *conn, 
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (conn->state != RDMA_CONN_REQUESTED) {
-		SDK_LOG_ERR("%s: connection %u is not a connection request waiting for an answer", func, conn->id);
+		SDK_LOG_ERR("%s: DOCA_ERROR_BAD_STATE: connection %u is %s; this call needs a connection request "
+			    "waiting for an answer (from the request callback)",
+			    func, conn->id, rdma_conn_state_name(conn->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;

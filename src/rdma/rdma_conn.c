@@ -188,14 +188,27 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 /* ------------------------------------------------------------------ */
 /* Out-of-band connections                                            */
 
+const char *rdma_conn_state_name(enum rdma_conn_state state)
+{
+	switch (state) {
+	case RDMA_CONN_EXPORTED:
+		return "exported";
+	case RDMA_CONN_REQUESTED:
+		return "requested (waiting for accept or reject)";
+	case RDMA_CONN_CONNECTING:
+		return "connecting";
+	case RDMA_CONN_ESTABLISHED:
+		return "established";
+	case RDMA_CONN_CLOSED:
+		return "closed";
+	}
+	return "unknown";
+}
+
 doca_error_t rdma_check_running(const struct doca_rdma *rdma, const char *func)
 {
-	if (rdma->ctx.state == DOCA_CTX_STATE_RUNNING)
-		return DOCA_SUCCESS;
-	SDK_LOG_ERR("%s: the rdma context is not running; call it after doca_ctx_start (from the state callback "
-		    "at the latest)",
-		    func);
-	return DOCA_ERROR_BAD_STATE;
+	return softdoca_ctx_check_state(&rdma->ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), func,
+					"call it after doca_ctx_start, from the state callback at the latest");
 }
 
 doca_error_t rdma_conn_check(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn,
@@ -272,8 +285,10 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (rdma_connection->state != RDMA_CONN_EXPORTED || rdma_connection->disconnect_called) {
-		SDK_LOG_ERR("%s: connection %u was already connected; export a new one", __func__,
-			    rdma_connection->id);
+		SDK_LOG_ERR("%s: DOCA_ERROR_BAD_STATE: connection %u is %s; this call needs it exported (fresh from "
+			    "doca_rdma_export, not yet connected); export a new one",
+			    __func__, rdma_connection->id,
+			    rdma_connection->disconnect_called ? "closed" : rdma_conn_state_name(rdma_connection->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	status = rdma->engine_ops->conn_connect(rdma_connection->engine, remote_rdma_conn_details,

@@ -711,6 +711,26 @@ static void rdma_wr_done(struct engine_wr *wr)
 
 typedef doca_error_t (*rdma_prepare_fn)(const struct doca_task *task, struct engine_wr *wr);
 
+/* A send queue refused a task (DOCA_ERROR_FULL): say which queue, how big
+ * and how full, and what to change, once per context run; the caller
+ * keeps the task and usually retries, so repeating would flood the log. */
+static __attribute__((noinline, cold)) void rdma_explain_full(struct doca_rdma *rdma, const struct rdma_task *t)
+{
+	/* The task being submitted is already counted in flight. */
+	size_t inflight = rdma->ctx.num_inflight > 0 ? rdma->ctx.num_inflight - 1 : 0;
+
+	if (rdma->full_explained) {
+		SDK_LOG_DBG("%s: send queue of connection %u full again", t->task.type->name, t->conn->id);
+		return;
+	}
+	rdma->full_explained = true;
+	SDK_LOG_WARN("%s on connection %u: DOCA_ERROR_FULL: the connection's send queue (size %u) is full; %zu "
+		     "task(s) of this rdma context in flight. Progress the PE so completions retire before "
+		     "submitting more, or raise doca_rdma_set_send_queue_size (up to %u) before doca_ctx_start "
+		     "(said once per context start)",
+		     t->task.type->name, t->conn->id, rdma->props.send_queue_size, inflight, RDMA_MAX_SEND_QUEUE_SIZE);
+}
+
 static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn prepare)
 {
 	struct rdma_task *t = container_of(task, struct rdma_task, task);
@@ -731,7 +751,10 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	 * the others when rdma_deliver flushes, or before the connection's
 	 * next request that is not held back. */
 	t->wr.post_flags = softdoca_task_may_wait(task) ? ENGINE_POST_DEFER : 0;
-	return rdma->engine_ops->post(&t->wr);
+	status = rdma->engine_ops->post(&t->wr);
+	if (unlikely(status == DOCA_ERROR_FULL))
+		rdma_explain_full(rdma, t);
+	return status;
 }
 
 static doca_error_t rdma_task_check(const struct doca_task *task, rdma_prepare_fn prepare)

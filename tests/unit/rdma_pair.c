@@ -5,6 +5,7 @@
  */
 #include "rdma_pair.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +14,14 @@
 #include <doca_buf_inventory.h>
 #include <doca_log.h>
 
-int error_lines;
-int warning_lines;
+_Atomic int error_lines;
+_Atomic int warning_lines;
 char last_error[2048];
 static char log_line[2048];
+/* The last WARN line: written by whichever thread logs (the PE stall
+ * monitor has its own), read by the test through last_warning_copy. */
+static pthread_mutex_t warning_lock = PTHREAD_MUTEX_INITIALIZER;
+static char last_warning[2048];
 
 struct doca_dev *dev;
 struct doca_pe *pe;
@@ -35,8 +40,19 @@ static void log_flush(char *line)
 		error_lines++;
 	if (strstr(line, "[ERROR]") != NULL)
 		snprintf(last_error, sizeof(last_error), "%s", line);
-	if (strstr(line, "[WARN]") != NULL)
+	if (strstr(line, "[WARN]") != NULL) {
+		pthread_mutex_lock(&warning_lock);
+		snprintf(last_warning, sizeof(last_warning), "%s", line);
+		pthread_mutex_unlock(&warning_lock);
 		warning_lines++;
+	}
+}
+
+void last_warning_copy(char *out, size_t size)
+{
+	pthread_mutex_lock(&warning_lock);
+	snprintf(out, size, "%s", last_warning);
+	pthread_mutex_unlock(&warning_lock);
 }
 
 static void log_capture_init(void)

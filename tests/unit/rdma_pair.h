@@ -29,9 +29,12 @@
 
 /* ---- SDK log capture (TEST_RDMA_VERBOSE=1 also prints the lines) ------- */
 
-extern int error_lines;   /* ERROR lines the library logged so far */
-extern int warning_lines; /* WARN lines the library logged so far */
+/* Atomic: the library may log from its own threads. */
+extern _Atomic int error_lines;   /* ERROR lines the library logged so far */
+extern _Atomic int warning_lines; /* WARN lines the library logged so far */
 extern char last_error[]; /* the last ERROR line */
+/* The last WARN line, copied into out (any thread may have logged it). */
+void last_warning_copy(char *out, size_t size);
 
 /* The call fails with code and says why in the log. */
 #define assert_fails(expr, code) \

@@ -1,0 +1,311 @@
+/*
+ * Unit tests of explained failures (docs/troubleshooting.md): for each
+ * symptom, the status the call returns and the one line softdoca logs,
+ * naming the object, the cause and the fix:
+ *  - DOCA_ERROR_FULL from a submit: the send queue, its size, what is in
+ *    flight and the property to raise, once per context;
+ *  - DOCA_ERROR_BAD_STATE from lifecycle calls: the state the context (or
+ *    connection) is in and the states the call needs;
+ *  - completions waiting on a PE nobody progresses (or while the program
+ *    progresses another PE): one WARNING per PE. Run with
+ *    SOFTDOCA_PE_STALL_MS=200 (meson.build); run with a malformed value
+ *    (EXPLAIN_BAD_STALL_ENV=1) it checks the strict parser's line.
+ */
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_buf.h>
+#include <doca_ctx.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
+
+#include "rdma_pair.h"
+
+static char mem[16384];
+static struct doca_mmap *mmap_rw, *remote_rw;
+static int ok_calls, err_calls;
+
+void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
+{
+	(void)ctx_user_data;
+	if (ok)
+		ok_calls++;
+	else
+		err_calls++;
+	doca_task_free(task);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	if (rdma_pair_setup() != 0)
+		return -1;
+	mmap_rw = local_mmap(mem, sizeof(mem), ALL_RDMA_PERMS);
+	remote_rw = remote_of(mmap_rw);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	assert_ok(doca_mmap_stop(remote_rw));
+	assert_ok(doca_mmap_destroy(remote_rw));
+	assert_ok(doca_mmap_stop(mmap_rw));
+	assert_ok(doca_mmap_destroy(mmap_rw));
+	rdma_pair_teardown();
+	return 0;
+}
+
+/* A and B on the fixture's PE, started and connected; A's send queue
+ * holds send_queue_size entries. */
+static void pair_up(uint32_t send_queue_size)
+{
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	assert_ok(doca_rdma_set_send_queue_size(A.rdma, send_queue_size));
+	assert_ok(doca_rdma_set_permissions(A.rdma, ALL_RDMA_PERMS));
+	assert_ok(doca_rdma_set_permissions(B.rdma, ALL_RDMA_PERMS));
+	side_conf_tasks(&A, 8, false);
+	side_conf_tasks(&B, 8, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	pair_connect();
+}
+
+static int teardown_sides(void **state)
+{
+	(void)state;
+	side_destroy(&A);
+	side_destroy(&B);
+	return 0;
+}
+
+static void assert_error_says(const char *needle)
+{
+	if (strstr(last_error, needle) == NULL)
+		fail_msg("expected \"%s\" in the last ERROR line: %s", needle, last_error);
+}
+
+static void assert_warning_says(const char *needle)
+{
+	char line[2048];
+
+	last_warning_copy(line, sizeof(line));
+	if (strstr(line, needle) == NULL)
+		fail_msg("expected \"%s\" in the last WARN line: %s", needle, line);
+}
+
+/* ---- (a) DOCA_ERROR_FULL ------------------------------------------------ */
+
+static struct doca_task *new_send(struct doca_buf *src)
+{
+	struct doca_rdma_task_send *send;
+	union doca_data ud = {.u64 = 0};
+
+	assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &send));
+	return doca_rdma_task_send_as_task(send);
+}
+
+/* B posts no receive: A's first send waits for one (RNR retries for ever
+ * by default) and keeps the only send queue entry; the next submits find
+ * the queue full. Explained once, with the queue's size and what is in
+ * flight; the refused task stays with the caller. */
+static void test_full_send_queue_explained_once(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_task *first = new_send(src), *second = new_send(src), *third = new_send(src);
+	int warnings;
+
+	(void)state;
+	assert_ok(doca_task_submit(first));
+	warnings = warning_lines;
+	assert_int_equal(doca_task_submit(second), DOCA_ERROR_FULL);
+	assert_int_equal(warning_lines, warnings + 1);
+	assert_warning_says("rdma send on connection");
+	assert_warning_says("DOCA_ERROR_FULL: the connection's send queue (size 1) is full; 1 task(s) of this rdma "
+			    "context in flight");
+	assert_warning_says("raise doca_rdma_set_send_queue_size (up to 8192) before doca_ctx_start");
+	/* Once per context: the retry is refused the same way, silently. */
+	assert_int_equal(doca_task_submit(third), DOCA_ERROR_FULL);
+	assert_int_equal(doca_task_submit(second), DOCA_ERROR_FULL);
+	assert_int_equal(warning_lines, warnings + 1);
+	doca_task_free(second);
+	doca_task_free(third);
+	put(src);
+	/* teardown stops A: the waiting send completes with an error */
+}
+
+/* ---- (b) DOCA_ERROR_BAD_STATE ------------------------------------------- */
+
+static void test_bad_state_names_both_states(void **state)
+{
+	struct doca_rdma_task_receive *recv;
+	struct doca_buf *dst = buf_on(mmap_rw, mem + 4096, 64, 0);
+	union doca_data ud = {.u64 = 0};
+	const void *desc;
+	size_t len;
+	struct doca_rdma_connection *conn;
+
+	(void)state;
+	side_create(&A);
+	side_create(&B);
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+	/* Idle: calls that need it running. */
+	assert_fails(doca_rdma_export(A.rdma, &desc, &len, &conn), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_rdma_export: DOCA_ERROR_BAD_STATE: the rdma context is idle; this call needs it "
+			  "running (call it after doca_ctx_start");
+	assert_fails(doca_rdma_task_receive_allocate_init(A.rdma, dst, ud, &recv), DOCA_ERROR_BAD_STATE);
+	assert_error_says("rdma receive: DOCA_ERROR_BAD_STATE: the rdma context is idle; this call needs it running "
+			  "(allocate tasks after doca_ctx_start");
+
+	/* Running: calls that need it idle. */
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_fails(doca_rdma_set_send_queue_size(A.rdma, 64), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_rdma_set_send_queue_size: DOCA_ERROR_BAD_STATE: the rdma context is running; this "
+			  "call needs it idle (configure it before doca_ctx_start or after it stopped)");
+	assert_fails(doca_rdma_task_write_set_conf(A.rdma, on_ok_write, on_err_write, 4), DOCA_ERROR_BAD_STATE);
+	assert_error_says("the rdma context is running; this call needs it idle");
+	assert_fails(doca_ctx_start(A.ctx), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_ctx_start: DOCA_ERROR_BAD_STATE: the rdma context is running; this call needs it "
+			  "idle");
+	assert_fails(doca_rdma_destroy(A.rdma), DOCA_ERROR_BAD_STATE);
+	assert_error_says("the rdma context is running; this call needs it idle (stop it");
+
+	/* A connection: connect twice. */
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	assert_fails(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_rdma_connect: DOCA_ERROR_BAD_STATE: connection");
+	assert_error_says("is connecting; this call needs it exported");
+	put(dst);
+}
+
+/* ---- (c) a PE nobody progresses ------------------------------------------- */
+
+/* A writes into B's memory; the service threads complete it, and the
+ * completion waits in the PE's queue. */
+static struct doca_task *write_one(struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_rdma_task_write *wr;
+	union doca_data ud = {.u64 = 0};
+
+	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, src, dst, ud, &wr));
+	assert_ok(doca_task_submit(doca_rdma_task_write_as_task(wr)));
+	return doca_rdma_task_write_as_task(wr);
+}
+
+/* Wait (bounded) for a WARN line about the stalled PE, progressing only
+ * other (may be NULL) meanwhile. */
+static bool wait_stall_warning(int before, struct doca_pe *other)
+{
+	uint64_t deadline = now_ms() + 10000;
+
+	while (warning_lines == before) {
+		if (now_ms() > deadline)
+			return false;
+		if (other != NULL)
+			(void)doca_pe_progress(other);
+		(void)poll(NULL, 0, 5);
+	}
+	return true;
+}
+
+static void stall_case(bool progress_another)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(remote_rw, mem + 4096, 64, 0);
+	struct doca_pe *fixture_pe = pe, *mine, *other = NULL;
+	char needle[128];
+	int before;
+
+	/* A fresh PE for the pair: the warning comes once per PE. */
+	assert_ok(doca_pe_create(&mine));
+	pe = mine;
+	pair_up(16);
+	if (progress_another)
+		other = fixture_pe;
+	before = warning_lines;
+	(void)write_one(src, dst);
+	assert_true(wait_stall_warning(before, other));
+	snprintf(needle, sizeof(needle), "pe %p: 1 task completion(s) waited 200 ms undelivered", (void *)mine);
+	assert_warning_says(needle);
+	if (progress_another) {
+		snprintf(needle, sizeof(needle), "not called on this PE, but it is on pe %p", (void *)other);
+		assert_warning_says(needle);
+		assert_warning_says("connect the context to the PE the program progresses (doca_pe_connect_ctx)");
+	} else {
+		assert_warning_says("doca_pe_progress is not called on this PE; call it in the program's loop");
+	}
+	/* The task itself is fine: progressing delivers its success. */
+	assert_true(progress_until(&ok_calls, 1));
+	assert_int_equal(err_calls, 0);
+	/* Once per PE: a second stall says nothing more. */
+	before = warning_lines;
+	(void)write_one(src, dst);
+	for (uint64_t until = now_ms() + 600; now_ms() < until;)
+		(void)poll(NULL, 0, 20);
+	assert_int_equal(warning_lines, before);
+	assert_true(progress_until(&ok_calls, 2));
+	side_destroy(&A);
+	side_destroy(&B);
+	pe = fixture_pe;
+	assert_ok(doca_pe_destroy(mine));
+	put(src);
+	put(dst);
+}
+
+static void test_pe_not_progressed(void **state)
+{
+	(void)state;
+	stall_case(false);
+}
+
+static void test_pe_other_one_progressed(void **state)
+{
+	(void)state;
+	stall_case(true);
+}
+
+/* SOFTDOCA_PE_STALL_MS="12x": refused with a line naming it, at the
+ * first doca_pe_create (the fixture's). */
+static void test_bad_stall_env(void **state)
+{
+	(void)state;
+	assert_error_says("SOFTDOCA_PE_STALL_MS=\"12x\" is not a whole number of milliseconds in [0, 3600000]");
+	assert_error_says("using 3000");
+}
+
+static void test_full_case(void **state)
+{
+	(void)state;
+	pair_up(1);
+	test_full_send_queue_explained_once(state);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_full_case, teardown_sides),
+		cmocka_unit_test_teardown(test_bad_state_names_both_states, teardown_sides),
+		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
+		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
+	};
+	const struct CMUnitTest env_tests[] = {
+		cmocka_unit_test(test_bad_stall_env),
+	};
+
+	if (getenv("EXPLAIN_BAD_STALL_ENV") != NULL)
+		return cmocka_run_group_tests(env_tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
