@@ -135,6 +135,10 @@ SOFTDOCA_EXPORT const char *softdoca_ctx_state_name(enum doca_ctx_states state);
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_state(const struct doca_ctx *ctx, unsigned int mask,
 						      const char *func, const char *hint);
 
+/* How long something a program waits for may hang before softdoca
+ * explains it in the log (SOFTDOCA_PE_STALL_MS, default 3000 ms; 0: never). */
+SOFTDOCA_EXPORT uint32_t softdoca_explain_after_ms(void);
+
 /* DOCA_ERROR_BAD_STATE (with a log line naming the call) unless IDLE:
  * the guard of every configuration setter. */
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_idle(const struct doca_ctx *ctx, const char *what);

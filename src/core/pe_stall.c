@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ctx.h"
 #include "log_internal.h"
 #include "pe.h"
 
@@ -184,6 +185,12 @@ static void stall_init(void)
 	}
 	monitor.started = true;
 	pthread_atfork(stall_fork_prepare, stall_fork_parent, stall_fork_child);
+}
+
+SOFTDOCA_EXPORT uint32_t softdoca_explain_after_ms(void)
+{
+	pthread_once(&monitor.once, stall_init);
+	return monitor.stall_ms;
 }
 
 void core_pe_stall_watch(struct doca_pe *pe)

@@ -96,6 +96,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma->full_explained = false;
+	rdma->connect_check_ns = 0;
 	status = rdma->engine_ops->worker_create(ctx->dev, &conf, &rdma->worker);
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("rdma start: the soft NIC could not be set up: %s", doca_error_get_descr(status));
@@ -145,6 +146,8 @@ static unsigned int rdma_progress(struct doca_ctx *ctx)
 
 	if (rdma->worker != NULL)
 		done += rdma->engine_ops->worker_progress(rdma->worker);
+	if (unlikely(rdma->connect_check_ns != 0))
+		rdma_connect_watch(rdma);
 	return done;
 }
 

@@ -120,6 +120,8 @@ struct doca_rdma_connection {
 	enum rdma_conn_state state;
 	bool disconnect_called;	    /* doca_rdma_connection_disconnect was called */
 	struct doca_rdma_addr peer_addr; /* RDMA CM: doca_rdma_connection_get_addr */
+	uint64_t connect_ns;	    /* when doca_rdma_connect succeeded; 0: not by it */
+	bool wait_explained;	    /* the "not established yet" warning was logged */
 };
 
 /* A connection event as the engine reported it. */
@@ -158,6 +160,9 @@ struct doca_rdma {
 
 	/* DOCA_ERROR_FULL was explained in this run (rdma_tasks.c): once only. */
 	bool full_explained;
+	/* When progress next looks for connections doca_rdma_connect left
+	 * waiting too long (rdma_conn.c); 0: none waits. */
+	uint64_t connect_check_ns;
 };
 
 static inline struct doca_rdma *rdma_from_ctx(struct doca_ctx *ctx)
@@ -192,6 +197,10 @@ struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engin
  * events to the application (from progress). */
 void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_event event);
 void rdma_events_clear(struct doca_rdma *rdma);
+
+/* rdma_conn.c, from progress while connect_check_ns is set: warn once per
+ * connection that doca_rdma_connect left unestablished for too long. */
+void rdma_connect_watch(struct doca_rdma *rdma);
 unsigned int rdma_deliver_events(struct doca_rdma *rdma);
 
 #endif /* SOFTDOCA_RDMA_RDMA_H_ */

@@ -4,8 +4,10 @@
  * events the engine raises, queued from any thread and delivered to the
  * application's callbacks from doca_pe_progress.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <doca_rdma.h>
 
@@ -205,6 +207,59 @@ const char *rdma_conn_state_name(enum rdma_conn_state state)
 	return "unknown";
 }
 
+static uint64_t rdma_coarse_now_ns(void)
+{
+	struct timespec ts;
+
+	/* Coarse is enough for a period of seconds, and cheap. */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* doca_rdma_connect succeeded: watch the connection until established. */
+static void rdma_connect_watch_start(struct doca_rdma *rdma, struct doca_rdma_connection *conn)
+{
+	uint32_t after_ms = softdoca_explain_after_ms();
+	uint64_t now;
+
+	if (after_ms == 0)
+		return;
+	now = rdma_coarse_now_ns();
+	conn->connect_ns = now;
+	conn->wait_explained = false;
+	if (rdma->connect_check_ns == 0)
+		rdma->connect_check_ns = now + (uint64_t)after_ms * 1000000ull;
+}
+
+void rdma_connect_watch(struct doca_rdma *rdma)
+{
+	uint64_t after_ns = (uint64_t)softdoca_explain_after_ms() * 1000000ull;
+	uint64_t now = rdma_coarse_now_ns(), next = 0;
+
+	if (now < rdma->connect_check_ns)
+		return;
+	for (uint16_t i = 0; i < rdma->num_conns; i++) {
+		struct doca_rdma_connection *c = &rdma->conns[i];
+		uint64_t due;
+
+		if (c->state != RDMA_CONN_CONNECTING || c->connect_ns == 0 || c->wait_explained)
+			continue;
+		due = c->connect_ns + after_ns;
+		if (now < due) {
+			next = next == 0 || due < next ? due : next;
+			continue;
+		}
+		c->wait_explained = true;
+		SDK_LOG_WARN("rdma connection %u: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is "
+			     "still not established. Likely: the peer has not called doca_rdma_connect with this "
+			     "side's descriptor (each side connects with the other's), the descriptor given here is "
+			     "from another run or from a process that exited, or the peer does not progress its PE "
+			     "(said once per connection; SOFTDOCA_PE_STALL_MS=%u)",
+			     c->id, (uint64_t)((now - c->connect_ns) / 1000000u), softdoca_explain_after_ms());
+	}
+	rdma->connect_check_ns = next;
+}
+
 doca_error_t rdma_check_running(const struct doca_rdma *rdma, const char *func)
 {
 	return softdoca_ctx_check_state(&rdma->ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), func,
@@ -296,6 +351,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma_connection->state = RDMA_CONN_CONNECTING;
+	rdma_connect_watch_start(rdma, rdma_connection);
 	SDK_LOG_TRC("rdma %p: connection %u connecting", (void *)rdma, rdma_connection->id);
 	return DOCA_SUCCESS;
 }

@@ -277,6 +277,48 @@ static void test_pe_other_one_progressed(void **state)
 	stall_case(true);
 }
 
+/* ---- (d) a connection the peer never completes ---------------------------- */
+
+/* A connects with B's descriptor; B never connects with A's. */
+static void test_connect_never_answered(void **state)
+{
+	uint64_t deadline;
+	char needle[96];
+	uint32_t id;
+	int before;
+
+	(void)state;
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	before = warning_lines;
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	deadline = now_ms() + 10000;
+	while (warning_lines == before) {
+		assert_true(now_ms() < deadline);
+		(void)doca_pe_progress(pe);
+		(void)poll(NULL, 0, 1);
+	}
+	assert_int_equal(A.established, 0);
+	assert_int_equal(A.failed, 0);
+	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
+	snprintf(needle, sizeof(needle), "rdma connection %u: doca_rdma_connect was called", id);
+	assert_warning_says(needle);
+	assert_warning_says("ms ago and the connection is still not established. Likely: the peer has not called "
+			    "doca_rdma_connect with this side's descriptor");
+	/* Once per connection. */
+	before = warning_lines;
+	for (uint64_t until = now_ms() + 500; now_ms() < until;)
+		(void)doca_pe_progress(pe);
+	assert_int_equal(warning_lines, before);
+}
+
 /* SOFTDOCA_PE_STALL_MS="12x": refused with a line naming it, at the
  * first doca_pe_create (the fixture's). */
 static void test_bad_stall_env(void **state)
@@ -300,6 +342,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_bad_state_names_both_states, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
+		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
 	};
 	const struct CMUnitTest env_tests[] = {
 		cmocka_unit_test(test_bad_stall_env),
