@@ -97,6 +97,7 @@ struct softdoca_task_type {
 	void *pool;           /* num_tasks * task_size, while not IDLE */
 	struct doca_task *free_list;
 	uint32_t num_allocated;
+	bool empty_explained; /* the empty pool was explained in this run */
 };
 
 struct doca_ctx {

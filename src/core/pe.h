@@ -41,6 +41,7 @@ struct doca_pe {
 	struct doca_pe *stall_next;
 	uint64_t stall_seen_calls;
 	uint64_t stall_round_calls;
+	uint64_t stall_active_ns; /* when its progress calls were last seen moving */
 	uint64_t stall_since_ns;
 	bool stall_warned;
 };

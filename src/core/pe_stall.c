@@ -64,8 +64,8 @@ static uint64_t stall_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Looks at one PE; active is whether any watched PE was progressed since
- * the last round (named in the line: the program progresses another PE). */
+/* Looks at one PE; active is another PE the program progresses meanwhile
+ * (named in the line) or NULL. */
 static void stall_check(struct doca_pe *pe, uint64_t now, const struct doca_pe *active)
 {
 	uint64_t queued = atomic_load_explicit(&pe->cq_queued, memory_order_relaxed);
@@ -97,22 +97,33 @@ static void stall_check(struct doca_pe *pe, uint64_t now, const struct doca_pe *
 			     (void *)pe, waiting, monitor.stall_ms, monitor.stall_ms);
 }
 
+/* A PE other than pe that the program progressed within the period (the
+ * program's thread may not have run in every round of a busy machine). */
+static const struct doca_pe *stall_active_other(const struct doca_pe *pe, uint64_t now)
+{
+	uint64_t period_ns = (uint64_t)monitor.stall_ms * 1000000ull;
+
+	for (const struct doca_pe *p = monitor.pes; p != NULL; p = p->stall_next)
+		if (p != pe && p->stall_active_ns != 0 && now - p->stall_active_ns < period_ns)
+			return p;
+	return NULL;
+}
+
 /* One round over every PE. Lock held. */
 static void stall_round(void)
 {
-	const struct doca_pe *active = NULL;
 	uint64_t now = stall_now_ns();
 	struct doca_pe *pe;
 
 	for (pe = monitor.pes; pe != NULL; pe = pe->stall_next) {
 		uint64_t calls = atomic_load_explicit(&pe->progress_calls, memory_order_relaxed);
 
-		if (calls != pe->stall_round_calls && active == NULL)
-			active = pe;
+		if (calls != pe->stall_round_calls)
+			pe->stall_active_ns = now;
 		pe->stall_round_calls = calls;
 	}
 	for (pe = monitor.pes; pe != NULL; pe = pe->stall_next)
-		stall_check(pe, now, active != pe ? active : NULL);
+		stall_check(pe, now, stall_active_other(pe, now));
 }
 
 static void *stall_thread(void *arg)
@@ -178,13 +189,16 @@ static void stall_init(void)
 	pthread_cond_destroy(&monitor.wake);
 	pthread_cond_init(&monitor.wake, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_atfork(stall_fork_prepare, stall_fork_parent, stall_fork_child);
+	pthread_mutex_lock(&monitor.lock);
 	if (pthread_create(&monitor.thread, NULL, stall_thread, NULL) != 0) {
+		pthread_mutex_unlock(&monitor.lock);
 		SDK_LOG_WARN("PE stall monitor not started (pthread_create failed): no warning about PEs that are not "
 			     "progressed");
 		return;
 	}
 	monitor.started = true;
-	pthread_atfork(stall_fork_prepare, stall_fork_parent, stall_fork_child);
+	pthread_mutex_unlock(&monitor.lock);
 }
 
 SOFTDOCA_EXPORT uint32_t softdoca_explain_after_ms(void)

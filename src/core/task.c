@@ -76,6 +76,7 @@ static doca_error_t task_pool_create(struct softdoca_task_type *type)
 		type->free_list = task;
 	}
 	type->num_allocated = 0;
+	type->empty_explained = false;
 	return DOCA_SUCCESS;
 }
 
@@ -107,6 +108,22 @@ doca_error_t core_task_pools_create(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+/* The pool ran dry: programs usually retry, so say why once per start. */
+static __attribute__((noinline, cold)) void task_pool_explain_empty(struct softdoca_task_type *type)
+{
+	const struct doca_ctx *ctx = type->ctx;
+
+	if (type->empty_explained) {
+		SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->num_tasks);
+		return;
+	}
+	type->empty_explained = true;
+	SDK_LOG_WARN("%s alloc: DOCA_ERROR_NO_MEMORY: all %u tasks of its pool are allocated; %zu task(s) of this %s "
+		     "context in flight. Free tasks once they complete (doca_task_free) or raise num_tasks in this "
+		     "task type's set_conf before doca_ctx_start (said once per task type and start)",
+		     type->name, type->num_tasks, ctx->num_inflight, ctx->ops->name);
+}
+
 SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type, union doca_data user_data,
 						 struct doca_task **task_out)
 {
@@ -121,7 +138,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 		if (type->num_tasks == 0)
 			SDK_LOG_ERR("%s alloc: no task pool; call the task's set_conf before start", type->name);
 		else
-			SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->num_tasks);
+			task_pool_explain_empty(type);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	type->free_list = task->next;

@@ -143,6 +143,32 @@ static void test_full_send_queue_explained_once(void **state)
 	/* teardown stops A: the waiting send completes with an error */
 }
 
+/* The task pool (8 tasks per type here) runs dry: DOCA's answer is
+ * DOCA_ERROR_NO_MEMORY; explained once per task type. */
+static void test_empty_pool_explained_once(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_rdma_task_send *send[8], *extra;
+	union doca_data ud = {.u64 = 0};
+	int warnings;
+
+	(void)state;
+	pair_up(256);
+	for (int i = 0; i < 8; i++)
+		assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &send[i]));
+	warnings = warning_lines;
+	assert_int_equal(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &extra), DOCA_ERROR_NO_MEMORY);
+	assert_int_equal(warning_lines, warnings + 1);
+	assert_warning_says("rdma send alloc: DOCA_ERROR_NO_MEMORY: all 8 tasks of its pool are allocated; 0 task(s) "
+			    "of this rdma context in flight");
+	assert_warning_says("raise num_tasks in this task type's set_conf before doca_ctx_start");
+	assert_int_equal(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &extra), DOCA_ERROR_NO_MEMORY);
+	assert_int_equal(warning_lines, warnings + 1);
+	for (int i = 0; i < 8; i++)
+		doca_task_free(doca_rdma_task_send_as_task(send[i]));
+	put(src);
+}
+
 /* ---- (b) DOCA_ERROR_BAD_STATE ------------------------------------------- */
 
 static void test_bad_state_names_both_states(void **state)
@@ -339,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_full_case, teardown_sides),
+		cmocka_unit_test_teardown(test_empty_pool_explained_once, teardown_sides),
 		cmocka_unit_test_teardown(test_bad_state_names_both_states, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),

@@ -634,7 +634,8 @@ static void test_max_connections_honoured(void **state)
 /* On the CPU datapath the receive queue is the context's receive task
  * pool (doca_rdma_set_recv_queue_size is NOT_SUPPORTED there, as in DOCA
  * 3.x): its size is what get_recv_queue_size reports, and a receive past it
- * cannot be had (NO_MEMORY, the pool's normal back-pressure, not logged). */
+ * cannot be had (NO_MEMORY, the pool's normal back-pressure, explained by
+ * one WARNING per task type and start: test_explain.c). */
 static void test_receive_bound_is_the_pool(void **state)
 {
 	struct doca_rdma_task_receive *r1, *r2, *r3 = NULL;
