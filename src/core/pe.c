@@ -107,10 +107,8 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 			    ctx->ops->name);
 		return DOCA_ERROR_ALREADY_EXIST;
 	}
-	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		SDK_LOG_ERR("doca_pe_connect_ctx: context must be idle");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (ctx->state != DOCA_CTX_STATE_IDLE)
+		return softdoca_ctx_check_idle(ctx, "doca_pe_connect_ctx");
 	ctx->pe = pe;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;

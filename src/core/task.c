@@ -5,6 +5,7 @@
  * the context starts and released when it is IDLE again; allocate and free
  * only move tasks on and off a free list.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ctx.h"
@@ -36,8 +37,12 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_type_set_conf(struct softdoca_task_ty
 							 doca_task_completion_cb_t success_cb,
 							 doca_task_completion_cb_t error_cb, uint32_t num_tasks)
 {
-	if (softdoca_ctx_check_idle(type->ctx, type->name) != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
+	if (type->ctx->state != DOCA_CTX_STATE_IDLE) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s set_conf", type->name);
+		return softdoca_ctx_check_idle(type->ctx, what);
+	}
 	if (success_cb == NULL || error_cb == NULL) {
 		SDK_LOG_ERR("%s set_conf: both the success and the error callback are required", type->name);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -108,6 +113,15 @@ doca_error_t core_task_pools_create(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+static __attribute__((noinline, cold)) doca_error_t task_alloc_bad_state(const struct softdoca_task_type *type)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s alloc", type->name);
+	return softdoca_ctx_check_state(type->ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), what,
+					"allocate tasks after doca_ctx_start succeeded or the state callback said running");
+}
+
 /* The pool ran dry: programs usually retry, so say why once per start. */
 static __attribute__((noinline, cold)) void task_pool_explain_empty(struct softdoca_task_type *type)
 {
@@ -131,8 +145,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 	struct doca_task *task;
 
 	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING))
-		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), type->name,
-						"allocate tasks after doca_ctx_start succeeded or the state callback said running");
+		return task_alloc_bad_state(type);
 	task = type->free_list;
 	if (unlikely(task == NULL)) {
 		if (type->num_tasks == 0)

@@ -190,7 +190,8 @@ static void test_bad_state_names_both_states(void **state)
 	assert_error_says("doca_rdma_export: DOCA_ERROR_BAD_STATE: the rdma context is idle; this call needs it "
 			  "running (call it after doca_ctx_start");
 	assert_fails(doca_rdma_task_receive_allocate_init(A.rdma, dst, ud, &recv), DOCA_ERROR_BAD_STATE);
-	assert_error_says("rdma receive: DOCA_ERROR_BAD_STATE: the rdma context is idle; this call needs it running "
+	assert_error_says("rdma receive alloc: DOCA_ERROR_BAD_STATE: the rdma context is idle; this call needs it "
+			  "running "
 			  "(allocate tasks after doca_ctx_start");
 
 	/* Running: calls that need it idle. */
@@ -199,7 +200,8 @@ static void test_bad_state_names_both_states(void **state)
 	assert_error_says("doca_rdma_set_send_queue_size: DOCA_ERROR_BAD_STATE: the rdma context is running; this "
 			  "call needs it idle (configure it before doca_ctx_start or after it stopped)");
 	assert_fails(doca_rdma_task_write_set_conf(A.rdma, on_ok_write, on_err_write, 4), DOCA_ERROR_BAD_STATE);
-	assert_error_says("the rdma context is running; this call needs it idle");
+	assert_error_says("rdma write set_conf: DOCA_ERROR_BAD_STATE: the rdma context is running; this call needs it "
+			  "idle");
 	assert_fails(doca_ctx_start(A.ctx), DOCA_ERROR_BAD_STATE);
 	assert_error_says("doca_ctx_start: DOCA_ERROR_BAD_STATE: the rdma context is running; this call needs it "
 			  "idle");
