@@ -11,6 +11,8 @@
 #    (peak >= average; min <= typical, avg, 99% <= 99.9% <= max);
 #  - the test chosen by program name (an ib_read_bw symlink) works;
 #  - a bad flag, a bad value, an unknown test exits 1 with a message;
+#  - a server fed a bad hello, an oversized frame, a wrong frame, an
+#    early end of file or a client of another test exits 1 with a message;
 #  - the server exits 0 after printing its closing line.
 set -euo pipefail
 bin=${1:?usage: check_softdoca_perftest.sh <softdoca_perftest binary>}
@@ -124,6 +126,41 @@ ln -s "$bin" "$work/ib_read_bw"
 pair byname "$work/ib_read_bw" -s 1024 -n 50
 check byname bw 50 1024
 grep -q "RDMA_Read BW Test" "$work/byname.cli" || fail "byname: not the read test"
+
+# A server facing a hostile or mismatched client: exit 1 with a message,
+# never a hang (timeout's 124) or a crash.
+hostile() {
+	local name=$1 payload=$2 spid rc=0
+	port=$((port + 1))
+	timeout 20 "$bin" write_bw -p "$port" >/dev/null 2>"$work/$name.err" &
+	spid=$!
+	for _ in $(seq 200); do
+		ss -ltnH "sport = :$port" 2>/dev/null | grep -q . && break
+		sleep 0.05
+	done
+	if exec 3<>"/dev/tcp/127.0.0.1/$port"; then
+		printf "$payload" >&3 || true
+		exec 3>&-
+	fi
+	wait "$spid" || rc=$?
+	[ "$rc" = 1 ] || fail "server fed $name exited $rc, want 1"
+	[ -s "$work/$name.err" ] || fail "server fed $name: no message"
+}
+if command -v ss >/dev/null; then
+	hostile bad_magic 'H\0\0\0\030AAAAAAAAAAAAAAAAAAAAAAAA'
+	hostile huge_frame 'H\377\377\377\377'
+	hostile wrong_type 'C\0\0\0\0'
+	hostile eof ''
+fi
+port=$((port + 1))
+timeout 20 "$bin" write_bw -p "$port" >/dev/null 2>"$work/mismatch.srv.err" &
+spid=$!
+rc=0
+timeout 20 "$bin" read_bw -n 5 -p "$port" 127.0.0.1 >/dev/null 2>"$work/mismatch.cli.err" || rc=$?
+src=0
+wait "$spid" || src=$?
+[ "$rc" = 1 ] && [ "$src" = 1 ] || fail "read_bw client against a write_bw server: exits $rc and $src, want 1 and 1"
+grep -q "another test" "$work/mismatch.srv.err" || fail "mismatch: the server did not say why"
 
 # Bad command lines: exit 1, a message on stderr, no table.
 bad() {
