@@ -23,7 +23,7 @@
  *
  * Units are perftest's: MB/sec is 2^20 bytes per second, Gb/sec (with
  * --report_gbits) 10^9 bits per second, MsgRate 10^6 completions per
- * second. BW average is over the whole run (first submit to last
+ * second; -n counts on each connection (-q) and #iterations shows -n. BW average is over the whole run (first submit to last
  * completion), BW peak the best rate over slices of the run. A latency
  * sample is one operation from doca_task_submit until its completion
  * callback ran (the initiator's view, as ib_read_lat and ib_atomic_lat
@@ -666,8 +666,8 @@ static uint32_t pt_window(const struct pt_opts *opt, size_t size)
 
 	if (w < opt->qps)
 		w = opt->qps;
-	if (opt->duration == 0 && w > opt->iters)
-		w = opt->iters;
+	if (opt->duration == 0 && w > opt->iters * opt->qps)
+		w = opt->iters * opt->qps;
 	return w;
 }
 
@@ -682,12 +682,15 @@ static int pt_measure_bw(struct pt *p, size_t size)
 		goto out;
 	if (pt_bw_run(p, n, size, PT_WARMUP_OPS, 0, &secs) != 0)
 		goto out;
-	if (pt_bw_run(p, n, size, opt->iters, opt->duration, &secs) != 0)
+	/* As perftest: -n iterations on each connection, and the column
+	 * says -n; with -D it says how many completed. */
+	if (pt_bw_run(p, n, size, (uint64_t)opt->iters * opt->qps, opt->duration, &secs) != 0)
 		goto out;
 	bps = (double)p->run.completed * (double)size / secs;
 	if (p->run.peak_bps < bps)
 		p->run.peak_bps = bps;
-	printf(" %-10zu %-14" PRIu64 " %-18.2f %-20.2f %.6f\n", size, p->run.completed,
+	printf(" %-10zu %-14" PRIu64 " %-18.2f %-20.2f %.6f\n", size,
+	       opt->duration > 0 ? p->run.completed : p->run.completed / opt->qps,
 	       pt_bw_unit(opt, p->run.peak_bps), pt_bw_unit(opt, bps), (double)p->run.completed / secs / 1e6);
 	rc = 0;
 out:
