@@ -13,9 +13,10 @@ packages=(
 # Wanted but not needed: clang's libFuzzer runtime (the fuzz phase skips
 # without it; its package name differs across releases), Go and Python
 # for the examples/ shims (tests/examples/run_examples.sh skips without
-# them), and debootstrap for the fresh-root package test (it skips
-# without it).
-optional=(libclang-rt-dev golang-go python3 debootstrap)
+# them), debootstrap for the fresh-root package test (it skips
+# without it), and gnuplot-nox for softdoca_perftest_sweep.sh's plot (its
+# test skips without it).
+optional=(libclang-rt-dev golang-go python3 debootstrap gnuplot-nox)
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
