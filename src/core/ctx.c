@@ -16,6 +16,7 @@
 #include "live.h"
 #include "log_internal.h"
 #include "pe.h"
+#include "trace.h"
 
 SDK_LOG_REGISTER(CTX)
 
@@ -39,6 +40,8 @@ static void ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 	enum doca_ctx_states prev = ctx->state;
 
 	ctx->state = next;
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_ctx_state(ctx, softdoca_ctx_state_name(prev), softdoca_ctx_state_name(next));
 	SDK_LOG_TRC("%s ctx %p: %s -> %s", ctx->ops->name, (void *)ctx, softdoca_ctx_state_name(prev),
 		    softdoca_ctx_state_name(next));
 	if (ctx->state_cb != NULL)
@@ -52,6 +55,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_ctx_init(struct doca_ctx *ctx, const struc
 	ctx->ops = ops;
 	ctx->dev = dev;
 	ctx->state = DOCA_CTX_STATE_IDLE;
+	ctx->trace_tid = softdoca_trace_new_track();
 	if (softdoca_live_add(ctx, SOFTDOCA_LIVE_CTX) != DOCA_SUCCESS)
 		return DOCA_ERROR_NO_MEMORY;
 	/* The device must outlive the context: doca_dev_close says IN_USE. */

@@ -77,6 +77,7 @@ struct doca_task {
 	/* Set while a graph instance runs this task as a node: the completion
 	 * goes to the graph, not to the task's callbacks (see graph.h). */
 	struct core_graph_slot *graph_slot;
+	uint64_t trace_submit_ns; /* trace.h: when it was submitted, while tracing */
 };
 
 #define SOFTDOCA_CTX_MAX_TASK_TYPES 16
@@ -112,6 +113,7 @@ struct doca_ctx {
 	struct softdoca_task_type *task_types[SOFTDOCA_CTX_MAX_TASK_TYPES];
 	unsigned int num_task_types;
 	struct doca_ctx *pe_next; /* PE's list of connected contexts */
+	uint32_t trace_tid;       /* trace.h: this context's track, 0 when not tracing */
 };
 
 /* Set up the embedded context of a new library object and record it as

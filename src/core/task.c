@@ -12,6 +12,7 @@
 #include "graph.h"
 #include "log_internal.h"
 #include "pe.h"
+#include "trace.h"
 
 SDK_LOG_REGISTER(TASK)
 
@@ -180,6 +181,8 @@ void doca_task_free(struct doca_task *task)
 			    (void *)task, task->state == SOFTDOCA_TASK_FREE ? "already free" : "in flight");
 		return;
 	}
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_freed(task);
 	type = task->type;
 	task->state = SOFTDOCA_TASK_FREE;
 	task->next = type->free_list;
@@ -212,10 +215,15 @@ static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 	task->status = DOCA_SUCCESS;
 	ctx->num_inflight++;
 	task->no_flush = !flush;
+	/* Before the library's submit: the engine may complete it at once. */
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_submitted(task);
 	status = task->type->ops->submit(task);
 	if (unlikely(status != DOCA_SUCCESS)) {
 		task->state = SOFTDOCA_TASK_ALLOCATED;
 		ctx->num_inflight--;
+		if (unlikely(softdoca_trace_on))
+			softdoca_trace_task_submit_failed(task, status);
 		return status;
 	}
 	SDK_LOG_TRC("%s task %p submitted", task->type->name, (void *)task);
@@ -271,6 +279,8 @@ doca_error_t doca_task_try_submit(struct doca_task *task)
 SOFTDOCA_EXPORT void softdoca_task_complete(struct doca_task *task, doca_error_t status)
 {
 	task->status = status;
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_done(task, status);
 	core_pe_enqueue_completion(task->type->ctx->pe, task);
 }
 
@@ -282,6 +292,8 @@ void core_task_deliver(struct doca_task *task)
 
 	ctx->num_inflight--;
 	task->state = SOFTDOCA_TASK_ALLOCATED;
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_completed(task);
 	if (unlikely(task->graph_slot != NULL)) {
 		/* A graph node: DOCA does not call the task's own callbacks. */
 		SDK_LOG_TRC("%s task %p completed in a graph: %s", type->name, (void *)task,
