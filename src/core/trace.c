@@ -1,11 +1,13 @@
 /*
  * softdoca — the timeline ring and its JSON writer (see trace.h).
  *
- * Each recorder claims a slot with one atomic fetch_add on the head and
- * publishes it by storing its sequence number last (release); the writer
- * keeps only slots whose sequence matches, so a slot being overwritten
- * while the file is written is skipped, never half-read. When the ring
- * is full the oldest events are overwritten and counted as dropped.
+ * Recorders (any thread) and the writer share the ring under one lock:
+ * tracing is a diagnosis, and an uncontended lock per event is cheap next
+ * to the clock read, while a lock-free seqlock reads slots that are being
+ * written (a race by the C memory model, which ThreadSanitizer reports).
+ * The writer holds the lock while it writes the file, so recorders wait
+ * for a flush. When the ring is full the oldest events are overwritten
+ * and counted as dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +37,6 @@ enum trace_kind {
 };
 
 struct trace_event {
-	_Atomic uint64_t seq; /* slot index + 1 once published */
 	uint64_t ts_ns;
 	uint64_t dur_ns;
 	uint64_t id;       /* task or connection pointer */
@@ -52,11 +53,11 @@ static struct {
 	char path[4096];
 	struct trace_event *ring;
 	uint64_t slots;
-	_Atomic uint64_t head;
+	uint64_t head;     /* events recorded (under lock) */
 	_Atomic uint32_t next_track;
 	uint64_t t0_ns;
-	pthread_mutex_t write_lock;
-} trace = { .write_lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t lock; /* the ring and head; held while the file is written */
+} trace = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 SOFTDOCA_EXPORT uint64_t softdoca_trace_now(void)
 {
@@ -76,11 +77,10 @@ SOFTDOCA_EXPORT uint32_t softdoca_trace_new_track(void)
 static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t dur_ns, uint64_t id, const char *name,
 			 const char *text, uint32_t tid, int32_t status)
 {
-	uint64_t n = atomic_fetch_add_explicit(&trace.head, 1, memory_order_relaxed);
-	struct trace_event *ev = &trace.ring[n % trace.slots];
+	struct trace_event *ev;
 
-	atomic_store_explicit(&ev->seq, 0, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
+	pthread_mutex_lock(&trace.lock);
+	ev = &trace.ring[trace.head++ % trace.slots];
 	ev->ts_ns = ts_ns;
 	ev->dur_ns = dur_ns;
 	ev->id = id;
@@ -89,7 +89,7 @@ static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t dur_ns, uint64_t
 	ev->tid = tid;
 	ev->status = status;
 	ev->kind = kind;
-	atomic_store_explicit(&ev->seq, n + 1, memory_order_release);
+	pthread_mutex_unlock(&trace.lock);
 }
 
 static void trace_task(uint8_t kind, struct doca_task *task, int32_t status)
@@ -144,8 +144,11 @@ SOFTDOCA_EXPORT void softdoca_trace_conn(struct doca_ctx *ctx, const void *conn,
 
 SOFTDOCA_EXPORT void softdoca_trace_counts(uint64_t *recorded, uint64_t *dropped)
 {
-	uint64_t head = atomic_load(&trace.head);
+	uint64_t head;
 
+	pthread_mutex_lock(&trace.lock);
+	head = trace.head;
+	pthread_mutex_unlock(&trace.lock);
 	*recorded = head;
 	*dropped = head > trace.slots ? head - trace.slots : 0;
 }
@@ -220,9 +223,9 @@ static void trace_put_track_names(FILE *f)
 
 static doca_error_t trace_write(void)
 {
-	uint64_t head = atomic_load(&trace.head);
+	uint64_t head = trace.head;
 	uint64_t first = head > trace.slots ? head - trace.slots : 0;
-	uint64_t skipped = 0;
+	uint64_t skipped = 0; /* none since the ring is locked; the field stays for readers */
 	FILE *f = fopen(trace.path, "w");
 
 	if (f == NULL) {
@@ -233,19 +236,8 @@ static doca_error_t trace_write(void)
 	trace_put_track_names(f);
 	for (uint64_t n = first; n < head; n++) {
 		const struct trace_event *ev = &trace.ring[n % trace.slots];
-		struct trace_event copy;
 
-		if (atomic_load_explicit(&ev->seq, memory_order_acquire) != n + 1) {
-			skipped++;
-			continue;
-		}
-		memcpy(&copy, ev, sizeof(copy));
-		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&ev->seq, memory_order_relaxed) != n + 1) {
-			skipped++;
-			continue;
-		}
-		trace_put_event(f, &copy);
+		trace_put_event(f, ev);
 		fputs(",\n", f);
 	}
 	fprintf(f,
@@ -268,9 +260,9 @@ SOFTDOCA_EXPORT doca_error_t softdoca_trace_flush(void)
 		SDK_LOG_ERR("softdoca_trace_flush: tracing is off (" SOFTDOCA_TRACE_ENV " unset or refused)");
 		return DOCA_ERROR_BAD_STATE;
 	}
-	pthread_mutex_lock(&trace.write_lock);
+	pthread_mutex_lock(&trace.lock);
 	status = trace_write();
-	pthread_mutex_unlock(&trace.write_lock);
+	pthread_mutex_unlock(&trace.lock);
 	return status;
 }
 
