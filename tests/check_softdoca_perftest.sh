@@ -20,7 +20,10 @@ bin=$(readlink -f "$bin")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
-port=$((20000 + $$ % 20000))
+# Below the kernel's ephemeral range (32768..), so that no other test's
+# outgoing connection holds the port; a port some listener holds anyway
+# is skipped, and a pair whose server lost the race for it runs again.
+port=$((20000 + $$ % 10000))
 dashes=$(printf '%.0s-' $(seq 87))
 
 fail() {
@@ -30,14 +33,25 @@ fail() {
 
 # pair <name> <program> args...: a server, then a client on 127.0.0.1;
 # outputs in $work/<name>.{srv,cli}{,.err}. Fails unless both exit 0.
-pair() {
-	local name=$1 prog=$2 spid rc=0 src=0
-	shift 2
+next_port() {
 	port=$((port + 1))
-	timeout 60 "$prog" "$@" -p "$port" >"$work/$name.srv" 2>"$work/$name.srv.err" &
-	spid=$!
-	timeout 60 "$prog" "$@" -p "$port" 127.0.0.1 >"$work/$name.cli" 2>"$work/$name.cli.err" || rc=$?
-	wait "$spid" || src=$?
+	while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
+		port=$((port + 1))
+	done
+}
+
+pair() {
+	local name=$1 prog=$2 spid rc src attempt
+	shift 2
+	for attempt in 1 2 3; do
+		rc=0 src=0
+		next_port
+		timeout 60 "$prog" "$@" -p "$port" >"$work/$name.srv" 2>"$work/$name.srv.err" &
+		spid=$!
+		timeout 60 "$prog" "$@" -p "$port" 127.0.0.1 >"$work/$name.cli" 2>"$work/$name.cli.err" || rc=$?
+		wait "$spid" || src=$?
+		grep -q "Address already in use" "$work/$name.srv.err" || break
+	done
 	if grep -q "no device named" "$work/$name.cli.err" "$work/$name.srv.err"; then
 		echo "SKIP: no soft_lo device: $(cat "$work/$name.cli.err")"
 		exit 77
@@ -131,7 +145,7 @@ grep -q "RDMA_Read BW Test" "$work/byname.cli" || fail "byname: not the read tes
 # never a hang (timeout's 124) or a crash.
 hostile() {
 	local name=$1 payload=$2 spid rc=0
-	port=$((port + 1))
+	next_port
 	timeout 20 "$bin" write_bw -p "$port" >/dev/null 2>"$work/$name.err" &
 	spid=$!
 	for _ in $(seq 200); do
@@ -152,7 +166,7 @@ if command -v ss >/dev/null; then
 	hostile wrong_type 'C\0\0\0\0'
 	hostile eof ''
 fi
-port=$((port + 1))
+next_port
 timeout 20 "$bin" write_bw -p "$port" >/dev/null 2>"$work/mismatch.srv.err" &
 spid=$!
 rc=0
