@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include <doca_error.h>
+#include <softdoca_trace.h>
 
 #include "common.h"
 #include "core_engine.h" /* softdoca_trace_on, connection tracks, the engine's two events */
@@ -51,9 +52,7 @@ SOFTDOCA_EXPORT void softdoca_trace_ctx_state(struct doca_ctx *ctx, const char *
  * connection conn_id of a context, on the connection's track. */
 SOFTDOCA_EXPORT void softdoca_trace_conn(struct doca_ctx *ctx, uint32_t conn_id, const char *what);
 
-/* Write the trace file now (the ring is kept): DOCA_ERROR_BAD_STATE when
- * tracing is off, DOCA_ERROR_IO_FAILED if the file cannot be written. */
-SOFTDOCA_EXPORT doca_error_t softdoca_trace_flush(void);
+/* softdoca_trace_flush() (the ring is kept) is public: softdoca_trace.h. */
 
 /* For tests: how many events were recorded and how many overwritten. */
 SOFTDOCA_EXPORT void softdoca_trace_counts(uint64_t *recorded, uint64_t *dropped);
