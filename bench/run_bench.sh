@@ -2,7 +2,7 @@
 # softdoca against raw UCX, on the same host, transport and run.
 #
 #   bench/run_bench.sh [--quick] [--transports "shm tcp"] [--build-dir DIR]
-#                      [--keep DIR] [--trace-only]
+#                      [--keep DIR] [--trace-only] [--trace-baseline BUILD]
 #
 # First the machine's single-thread memcpy (softdoca_perf --memcpy), then
 # for each transport (shm: UCX_TLS=self,sm,cma; tcp: UCX_TLS=tcp over lo)
@@ -14,7 +14,9 @@
 # of the bandwidth rows, and the rows of issue 12's table with their
 # reference, ratio, goal and whether it is met. Last, the cost of the
 # timeline (SOFTDOCA_TRACE): the 1 KiB write message rate with tracing off,
-# on, and off again, in that order (--trace-only: only this part). See
+# on, and off again, in that order (--trace-only: only this part;
+# --trace-baseline BUILD: also before and after them, the same with the
+# softdoca_perf of BUILD, a build of softdoca without the timeline). See
 # bench/README.md.
 #
 # A benchmark, not a test: it exits 0 whatever the figures are (non-zero
@@ -30,9 +32,10 @@ TRANSPORTS="shm tcp"
 BUILD_DIR=build
 KEEP=""
 TRACE_ONLY=0
+TRACE_BASELINE=""
 
 usage() {
-	sed -n '2,22s/^# \{0,1\}//p' "$0"
+	sed -n '2,24s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--build-dir) BUILD_DIR=${2:?--build-dir needs a directory}; shift ;;
 	--keep) KEEP=${2:?--keep needs a directory}; shift ;;
 	--trace-only) TRACE_ONLY=1 ;;
+	--trace-baseline) TRACE_BASELINE=${2:?--trace-baseline needs a build directory}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -85,6 +89,11 @@ if ! bash scripts/build.sh "$BUILD_DIR"; then
 	exit 2
 fi
 [ -x "$PERF" ] || { echo "$PERF was not built" >&2; exit 2; }
+BASE_PERF=""
+if [ -n "$TRACE_BASELINE" ]; then
+	BASE_PERF=$(cd "$TRACE_BASELINE" 2>/dev/null && pwd)/tools/softdoca_perf
+	[ -x "$BASE_PERF" ] || { echo "--trace-baseline: no tools/softdoca_perf in $TRACE_BASELINE" >&2; exit 2; }
+fi
 
 HAVE_UCX=1
 if ! command -v ucx_perftest >/dev/null 2>&1; then
@@ -300,7 +309,8 @@ run_ucx_all() {
 
 # run_trace_case TRANSPORT CASE: write_bw at TRACE_SIZE, server
 # progressing; CASE "on" traces both sides (a file each, a ring of
-# TRACE_RING events); "TRANSPORT trace 0 CASE msgs_per_s" into $RESULTS.
+# TRACE_RING events), base1/base2 run the baseline build's softdoca_perf;
+# "TRANSPORT trace 0 CASE msgs_per_s" into $RESULTS.
 run_trace_case() {
 	local tr=$1 case=$2 log=$OUT/trace_$1_$2
 	local senv=() cenv=()
@@ -308,9 +318,11 @@ run_trace_case() {
 		senv=(SOFTDOCA_TRACE="$log.server.json" SOFTDOCA_TRACE_EVENTS="$TRACE_RING")
 		cenv=(SOFTDOCA_TRACE="$log.client.json" SOFTDOCA_TRACE_EVENTS="$TRACE_RING")
 	fi
-	start_server "$log.server" env "${senv[@]}" "$PERF" --server --serve progress || return
+	local perf=$PERF
+	case $case in base*) perf=$BASE_PERF ;; esac
+	start_server "$log.server" env "${senv[@]}" "$perf" --server --serve progress || return
 	local spid=$SPID
-	timeout 120 env "${cenv[@]}" "$PERF" --client 127.0.0.1 --port "$PORT" --sizes "$TRACE_SIZE" --time "$SD_TIME" \
+	timeout 120 env "${cenv[@]}" "$perf" --client 127.0.0.1 --port "$PORT" --sizes "$TRACE_SIZE" --time "$SD_TIME" \
 		--reps "$TRACE_REPS" --tests write_bw >"$log.client" 2>&1
 	local crc=$?
 	wait "$spid"
@@ -329,10 +341,13 @@ run_trace_all() {
 	local tr=$1 t0=$SECONDS
 	TRACE_REPS=$SD_REPS
 	[ "$TRACE_REPS" -lt 3 ] && TRACE_REPS=3
+	[ -n "$BASE_PERF" ] && run_trace_case "$tr" base1
 	run_trace_case "$tr" off1
 	run_trace_case "$tr" on
 	run_trace_case "$tr" off2
-	printf '#   timeline cost on %s: 3 runs, %s s\n' "$tr" $((SECONDS - t0))
+	[ -n "$BASE_PERF" ] && run_trace_case "$tr" base2
+	printf '#   timeline cost on %s: %s runs, %s s\n' "$tr" "$([ -n "$BASE_PERF" ] && echo 5 || echo 3)" \
+		$((SECONDS - t0))
 }
 
 trace_table() {
@@ -340,22 +355,25 @@ trace_table() {
 	echo "timeline (SOFTDOCA_TRACE) cost: $((TRACE_SIZE / 1024))K write message rate, server progressing, both sides traced when on"
 	echo "(a ring of $TRACE_RING events a side; a write records submitted, sent, done and its completion span on the"
 	echo " initiator and at_target on the target; the file is written at exit, outside the measurement)"
+	[ -n "$BASE_PERF" ] && echo "no-trace: $BASE_PERF (a build without the timeline), run first and last"
 	awk '$2 == "trace" { v[$1 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+	function pair(x, y) { return (x == "" || y == "") ? "" : (x + y) / 2 }
+	function r(x, y) { return (x == "" || y == "" || y + 0 == 0) ? "-" : sprintf("%.3f", x / y) }
+	function rate(x) { return x == "" ? "-" : sprintf("%.0f/s", x) }
 	END {
-		printf "%-4s %12s %12s %12s %9s %9s %14s\n", "tr", "off (1st)", "on", "off (2nd)", "off/off", "on/off",
-		       "cost per task"
+		printf "%-4s %11s %11s %11s %11s %11s %8s %8s %8s %13s\n", "tr", "no-trace", "off (1st)", "on",
+		       "off (2nd)", "no-trace", "off/off", "off/none", "on/off", "cost per task"
 		for (t = 1; t <= n; t++) {
 			tr = order[t]; a = v[tr SUBSEP "off1"]; o = v[tr SUBSEP "on"]; b = v[tr SUBSEP "off2"]
-			if (a == "" || o == "" || b == "" || a + 0 == 0 || b + 0 == 0 || o + 0 == 0) {
-				printf "%-4s %12s %12s %12s   (a run failed: --keep DIR keeps the logs)\n", tr, a, o, b
-				continue
-			}
-			off = (a + b) / 2
-			printf "%-4s %10.0f/s %10.0f/s %10.0f/s %9.3f %9.3f %11.0f ns\n", tr, a, o, b, b / a, o / off,
-			       1e9 / o - 1e9 / off
+			b1 = v[tr SUBSEP "base1"]; b2 = v[tr SUBSEP "base2"]
+			off = pair(a, b); none = pair(b1, b2)
+			cost = (off == "" || o == "" || o + 0 == 0 || off + 0 == 0) ? "-" : sprintf("%.0f ns", 1e9 / o - 1e9 / off)
+			printf "%-4s %11s %11s %11s %11s %11s %8s %8s %8s %13s\n", tr, rate(b1), rate(a), rate(o), rate(b),
+			       rate(b2), r(b, a), r(off, none), r(o, off), cost
 		}
 	}' "$RESULTS"
-	echo "off/off is the noise between two identical untraced runs; on/off against their mean; cost = 1/on - 1/off."
+	echo "off/off: the second untraced run against the first (the noise); off/none: untraced against the build without"
+	echo "the timeline (means of two runs each); on/off against the untraced mean; cost = 1/on - 1/off. - : not run or failed."
 }
 
 # ---- run ------------------------------------------------------------------
