@@ -2,7 +2,7 @@
 # softdoca against raw UCX, on the same host, transport and run.
 #
 #   bench/run_bench.sh [--quick] [--transports "shm tcp"] [--build-dir DIR]
-#                      [--keep DIR]
+#                      [--keep DIR] [--trace-only] [--trace-baseline BUILD]
 #
 # First the machine's single-thread memcpy (softdoca_perf --memcpy), then
 # for each transport (shm: UCX_TLS=self,sm,cma; tcp: UCX_TLS=tcp over lo)
@@ -12,7 +12,12 @@
 # with the same UCX settings. It prints one table per transport (metric,
 # size, softdoca, UCX reference, ratio softdoca/UCX), the CPU time per GB
 # of the bandwidth rows, and the rows of issue 12's table with their
-# reference, ratio, goal and whether it is met. See bench/README.md.
+# reference, ratio, goal and whether it is met. Last, the cost of the
+# timeline (SOFTDOCA_TRACE): the 1 KiB write message rate with tracing off,
+# on, and off again, in that order (--trace-only: only this part;
+# --trace-baseline BUILD: also before and after them, the same with the
+# softdoca_perf of BUILD, a build of softdoca without the timeline). See
+# bench/README.md.
 #
 # A benchmark, not a test: it exits 0 whatever the figures are (non-zero
 # only when it cannot run at all). About 1.5 minutes on an idle 2-core machine;
@@ -26,9 +31,11 @@ QUICK=0
 TRANSPORTS="shm tcp"
 BUILD_DIR=build
 KEEP=""
+TRACE_ONLY=0
+TRACE_BASELINE=""
 
 usage() {
-	sed -n '2,19s/^# \{0,1\}//p' "$0"
+	sed -n '2,24s/^# \{0,1\}//p' "$0"
 }
 
 while [ $# -gt 0 ]; do
@@ -37,6 +44,8 @@ while [ $# -gt 0 ]; do
 	--transports) TRANSPORTS=${2:?--transports needs a list}; shift ;;
 	--build-dir) BUILD_DIR=${2:?--build-dir needs a directory}; shift ;;
 	--keep) KEEP=${2:?--keep needs a directory}; shift ;;
+	--trace-only) TRACE_ONLY=1 ;;
+	--trace-baseline) TRACE_BASELINE=${2:?--trace-baseline needs a build directory}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -66,6 +75,8 @@ NCONNS=8          # many connections: this many on one context, against 1
 CONNS_SIZE=65536  # ... writing this many bytes a task
 ALLOC_SIZE=1024   # the allocate-per-operation message rate
 CPU_MIN=0.8       # a busy-polling initiator with less CPU than this was starved
+TRACE_SIZE=1024   # the timeline's cost: the write message rate at this size ...
+TRACE_RING=65536  # ... with a ring of this many events (SOFTDOCA_TRACE_EVENTS) when on
 # memcpy reference: the sizes of the table from LARGE up
 MEMCPY_SIZES=$(for s in $SIZES; do [ "$s" -ge "$LARGE" ] && echo "$s"; done | tr '\n' ',' | sed 's/,$//')
 
@@ -78,6 +89,11 @@ if ! bash scripts/build.sh "$BUILD_DIR"; then
 	exit 2
 fi
 [ -x "$PERF" ] || { echo "$PERF was not built" >&2; exit 2; }
+BASE_PERF=""
+if [ -n "$TRACE_BASELINE" ]; then
+	BASE_PERF=$(cd "$TRACE_BASELINE" 2>/dev/null && pwd)/tools/softdoca_perf
+	[ -x "$BASE_PERF" ] || { echo "--trace-baseline: no tools/softdoca_perf in $TRACE_BASELINE" >&2; exit 2; }
+fi
 
 HAVE_UCX=1
 if ! command -v ucx_perftest >/dev/null 2>&1; then
@@ -289,7 +305,88 @@ run_ucx_all() {
 		$((SECONDS - t0))
 }
 
+# ---- the timeline's cost ------------------------------------------------------
+
+# run_trace_case TRANSPORT CASE: write_bw at TRACE_SIZE, server
+# progressing; CASE "on" traces both sides (a file each, a ring of
+# TRACE_RING events), base1/base2 run the baseline build's softdoca_perf;
+# "TRANSPORT trace 0 CASE msgs_per_s" into $RESULTS.
+run_trace_case() {
+	local tr=$1 case=$2 log=$OUT/trace_$1_$2
+	local senv=() cenv=()
+	if [ "$case" = on ]; then
+		senv=(SOFTDOCA_TRACE="$log.server.json" SOFTDOCA_TRACE_EVENTS="$TRACE_RING")
+		cenv=(SOFTDOCA_TRACE="$log.client.json" SOFTDOCA_TRACE_EVENTS="$TRACE_RING")
+	fi
+	local perf=$PERF
+	case $case in base*) perf=$BASE_PERF ;; esac
+	start_server "$log.server" env "${senv[@]}" "$perf" --server --serve progress || return
+	local spid=$SPID
+	timeout 120 env "${cenv[@]}" "$perf" --client 127.0.0.1 --port "$PORT" --sizes "$TRACE_SIZE" --time "$SD_TIME" \
+		--reps "$TRACE_REPS" --tests write_bw >"$log.client" 2>&1
+	local crc=$?
+	wait "$spid"
+	if [ "$crc" -ne 0 ]; then
+		echo "# trace $case on $tr: client exit $crc" >&2
+		sed 's/^/#   /' "$log.client" | tail -3 >&2
+		return
+	fi
+	awk -v tr="$tr" -v c="$case" '/^write_bw / { for (i = 2; i <= NF; i++) { split($i, a, "="); f[a[1]] = a[2] }
+		print tr, "trace", 0, c, f["msgs_per_s"] }' "$log.client" >>"$RESULTS"
+}
+
+# Off, on, off: two untraced runs around the traced one, so that their
+# ratio shows the noise the on/off ratio is to be read against.
+run_trace_all() {
+	local tr=$1 t0=$SECONDS
+	TRACE_REPS=$SD_REPS
+	[ "$TRACE_REPS" -lt 3 ] && TRACE_REPS=3
+	[ -n "$BASE_PERF" ] && run_trace_case "$tr" base1
+	run_trace_case "$tr" off1
+	run_trace_case "$tr" on
+	run_trace_case "$tr" off2
+	[ -n "$BASE_PERF" ] && run_trace_case "$tr" base2
+	printf '#   timeline cost on %s: %s runs, %s s\n' "$tr" "$([ -n "$BASE_PERF" ] && echo 5 || echo 3)" \
+		$((SECONDS - t0))
+}
+
+trace_table() {
+	echo
+	echo "timeline (SOFTDOCA_TRACE) cost: $((TRACE_SIZE / 1024))K write message rate, server progressing, both sides traced when on"
+	echo "(a ring of $TRACE_RING events a side; a write records submitted, sent, done and its completion span on the"
+	echo " initiator and at_target on the target; the file is written at exit, outside the measurement)"
+	[ -n "$BASE_PERF" ] && echo "no-trace: $BASE_PERF (a build without the timeline), run first and last"
+	awk '$2 == "trace" { v[$1 SUBSEP $4] = $5; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+	function pair(x, y) { return (x == "" || y == "") ? "" : (x + y) / 2 }
+	function r(x, y) { return (x == "" || y == "" || y + 0 == 0) ? "-" : sprintf("%.3f", x / y) }
+	function rate(x) { return x == "" ? "-" : sprintf("%.0f/s", x) }
+	END {
+		printf "%-4s %11s %11s %11s %11s %11s %8s %8s %8s %13s\n", "tr", "no-trace", "off (1st)", "on",
+		       "off (2nd)", "no-trace", "off/off", "off/none", "on/off", "cost per task"
+		for (t = 1; t <= n; t++) {
+			tr = order[t]; a = v[tr SUBSEP "off1"]; o = v[tr SUBSEP "on"]; b = v[tr SUBSEP "off2"]
+			b1 = v[tr SUBSEP "base1"]; b2 = v[tr SUBSEP "base2"]
+			off = pair(a, b); none = pair(b1, b2)
+			cost = (off == "" || o == "" || o + 0 == 0 || off + 0 == 0) ? "-" : sprintf("%.0f ns", 1e9 / o - 1e9 / off)
+			printf "%-4s %11s %11s %11s %11s %11s %8s %8s %8s %13s\n", tr, rate(b1), rate(a), rate(o), rate(b),
+			       rate(b2), r(b, a), r(off, none), r(o, off), cost
+		}
+	}' "$RESULTS"
+	echo "off/off: the second untraced run against the first (the noise); off/none: untraced against the build without"
+	echo "the timeline (means of two runs each); on/off against the untraced mean; cost = 1/on - 1/off. - : not run or failed."
+}
+
 # ---- run ------------------------------------------------------------------
+
+if [ "$TRACE_ONLY" = 1 ]; then
+	for tr in $TRANSPORTS; do
+		set_transport "$tr"
+		run_trace_all "$tr"
+	done
+	trace_table
+	[ -n "$KEEP" ] && echo "raw output in $KEEP" || rm -rf "$OUT"
+	exit 0
+fi
 
 START=$(date +%s)
 BUSY0=$(cpu_busy)
@@ -306,6 +403,7 @@ for tr in $TRANSPORTS; do
 		run_softdoca "$tr" "$serve" conns conns_bw --conns "$NCONNS" --conns-size "$CONNS_SIZE"
 	done
 	[ "$HAVE_UCX" = 1 ] && run_ucx_all "$tr"
+	run_trace_all "$tr"
 done
 
 # CPU time the machine spent on other work while we ran, as a share of
@@ -516,6 +614,8 @@ awk -v large="$LARGE" -v sizelist="$SIZES" -v alloc="$ALLOC_SIZE" -v nconns="$NC
 				     starved(tr, "conns_bw", 1, "softdoca_" modes[k]) "aggregate")
 		}
 	}' "$RESULTS"
+trace_table
+
 if [ -n "$KEEP" ]; then
 	echo "raw output in $KEEP; $(($(date +%s) - START)) s"
 else

@@ -18,6 +18,10 @@
  *  - secrets: drawing a connection's secret, comparing one in constant
  *    time.
  *  - device facts: the interface a device drives.
+ *  - the timeline (SOFTDOCA_TRACE, trace.h): whether it records, the
+ *    track of a connection, and the two events only the engine sees (a
+ *    task's request handed to the transport, an operation arriving at
+ *    its target).
  *  - logging (log_internal.h: SDK_LOG_*).
  */
 #ifndef SOFTDOCA_CORE_CORE_ENGINE_H_
@@ -114,5 +118,29 @@ SOFTDOCA_EXPORT bool softdoca_secret_equal(const uint8_t *a, const uint8_t *b, s
 
 /* Network interface name ("" for NULL). */
 SOFTDOCA_EXPORT const char *softdoca_devinfo_iface(const struct doca_devinfo *devinfo);
+
+/* ---- the timeline ------------------------------------------------------ */
+
+/* Set once before main when SOFTDOCA_TRACE is set; never changes after.
+ * Every hook is behind one branch on it. */
+SOFTDOCA_EXPORT extern bool softdoca_trace_on;
+
+/* A connection's track: its context's track (1..32767, 0 when not
+ * tracing) in the high half, the connection id in the low 16 bits, so
+ * the engine and the RDMA layer name the same track without sharing an
+ * object. */
+#define SOFTDOCA_TRACE_CONN_SHIFT 16
+static inline uint32_t softdoca_trace_conn_track(uint32_t ctx_track, uint32_t conn_id)
+{
+	return ctx_track << SOFTDOCA_TRACE_CONN_SHIFT | (conn_id & 0xffffu);
+}
+
+/* The request of task (a struct doca_task *, opaque here) goes to the
+ * transport now, as number seq on its connection. */
+SOFTDOCA_EXPORT void softdoca_trace_task_sent(void *task, uint64_t seq);
+
+/* Operation op (a static name) number seq from the peer's connection
+ * from_conn reached its connection's queue at this target. */
+SOFTDOCA_EXPORT void softdoca_trace_at_target(uint32_t track, const char *op, uint64_t seq, uint32_t from_conn);
 
 #endif /* SOFTDOCA_CORE_CORE_ENGINE_H_ */

@@ -78,6 +78,7 @@ struct doca_task {
 	 * goes to the graph, not to the task's callbacks (see graph.h). */
 	struct core_graph_slot *graph_slot;
 	uint64_t trace_submit_ns; /* trace.h: when it was submitted, while tracing */
+	uint32_t trace_tid;       /* trace.h: its track (its connection's or its context's) */
 };
 
 #define SOFTDOCA_CTX_MAX_TASK_TYPES 16
@@ -170,6 +171,11 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_type_set_conf(struct softdoca_task_ty
  * set_conf). */
 SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type, union doca_data user_data,
 						 struct doca_task **task);
+
+/* softdoca_task_alloc onto a timeline track of the caller's (trace.h: a
+ * connection's); softdoca_task_alloc uses the context's. */
+SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc_on(struct softdoca_task_type *type, union doca_data user_data,
+						    uint32_t trace_tid, struct doca_task **task);
 
 /* Report a submitted task done. Any thread; the callback runs later from
  * doca_pe_progress on the application's thread. */

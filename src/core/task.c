@@ -139,8 +139,8 @@ static __attribute__((noinline, cold)) void task_pool_explain_empty(struct softd
 		     type->name, type->num_tasks, ctx->num_inflight, ctx->ops->name);
 }
 
-SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type, union doca_data user_data,
-						 struct doca_task **task_out)
+SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc_on(struct softdoca_task_type *type, union doca_data user_data,
+						    uint32_t trace_tid, struct doca_task **task_out)
 {
 	struct doca_ctx *ctx = type->ctx;
 	struct doca_task *task;
@@ -161,10 +161,19 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 	task->status = DOCA_SUCCESS;
 	task->user_data = user_data;
 	task->graph_slot = NULL;
+	task->trace_tid = trace_tid;
 	type->num_allocated++;
 	ctx->num_allocated++;
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_allocated(task);
 	*task_out = task;
 	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type, union doca_data user_data,
+						 struct doca_task **task_out)
+{
+	return softdoca_task_alloc_on(type, user_data, type->ctx->trace_tid, task_out);
 }
 
 DOCA_STABLE

@@ -27,23 +27,26 @@
 SDK_LOG_REGISTER(TRACE)
 
 enum trace_kind {
+	TRACE_ALLOCATED,
 	TRACE_SUBMITTED,
 	TRACE_SUBMIT_FAILED,
+	TRACE_SENT,      /* the engine handed its request to the transport */
 	TRACE_DONE,      /* the engine finished it (any thread) */
 	TRACE_COMPLETED, /* delivered to the program: an "X" from submit */
 	TRACE_FREED,
+	TRACE_AT_TARGET, /* an operation reached its connection at this target */
 	TRACE_CTX_STATE,
 	TRACE_CONN,
 };
 
 struct trace_event {
 	uint64_t ts_ns;
-	uint64_t dur_ns;
-	uint64_t id;       /* task or connection pointer */
+	uint64_t arg;      /* COMPLETED: duration; SENT, AT_TARGET: number on the connection */
+	uint64_t id;       /* task or context pointer, or a connection id */
 	const char *name;  /* task type name or static text */
 	const char *text;  /* previous state, or NULL */
 	uint32_t tid;
-	int32_t status;
+	int32_t status;    /* a doca_error_t; AT_TARGET: the peer's connection id */
 	uint8_t kind;
 };
 
@@ -55,7 +58,6 @@ static struct {
 	uint64_t slots;
 	uint64_t head;     /* events recorded (under lock) */
 	_Atomic uint32_t next_track;
-	uint64_t t0_ns;
 	pthread_mutex_t lock; /* the ring and head; held while the file is written */
 } trace = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -71,10 +73,10 @@ SOFTDOCA_EXPORT uint32_t softdoca_trace_new_track(void)
 {
 	if (!softdoca_trace_on)
 		return 0;
-	return atomic_fetch_add_explicit(&trace.next_track, 1, memory_order_relaxed) + 1;
+	return atomic_fetch_add_explicit(&trace.next_track, 1, memory_order_relaxed) % SOFTDOCA_TRACE_CTX_TRACKS + 1;
 }
 
-static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t dur_ns, uint64_t id, const char *name,
+static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t arg, uint64_t id, const char *name,
 			 const char *text, uint32_t tid, int32_t status)
 {
 	struct trace_event *ev;
@@ -82,7 +84,7 @@ static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t dur_ns, uint64_t
 	pthread_mutex_lock(&trace.lock);
 	ev = &trace.ring[trace.head++ % trace.slots];
 	ev->ts_ns = ts_ns;
-	ev->dur_ns = dur_ns;
+	ev->arg = arg;
 	ev->id = id;
 	ev->name = name;
 	ev->text = text;
@@ -92,27 +94,37 @@ static void trace_record(uint8_t kind, uint64_t ts_ns, uint64_t dur_ns, uint64_t
 	pthread_mutex_unlock(&trace.lock);
 }
 
-static void trace_task(uint8_t kind, struct doca_task *task, int32_t status)
+static void trace_task(uint8_t kind, struct doca_task *task, uint64_t arg, int32_t status)
 {
-	trace_record(kind, softdoca_trace_now(), 0, (uint64_t)(uintptr_t)task, task->type->name, NULL,
-		     task->type->ctx->trace_tid, status);
+	trace_record(kind, softdoca_trace_now(), arg, (uint64_t)(uintptr_t)task, task->type->name, NULL,
+		     task->trace_tid, status);
+}
+
+SOFTDOCA_EXPORT void softdoca_trace_task_allocated(struct doca_task *task)
+{
+	trace_task(TRACE_ALLOCATED, task, 0, DOCA_SUCCESS);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_task_submitted(struct doca_task *task)
 {
 	task->trace_submit_ns = softdoca_trace_now();
 	trace_record(TRACE_SUBMITTED, task->trace_submit_ns, 0, (uint64_t)(uintptr_t)task, task->type->name, NULL,
-		     task->type->ctx->trace_tid, DOCA_SUCCESS);
+		     task->trace_tid, DOCA_SUCCESS);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_task_submit_failed(struct doca_task *task, doca_error_t status)
 {
-	trace_task(TRACE_SUBMIT_FAILED, task, status);
+	trace_task(TRACE_SUBMIT_FAILED, task, 0, status);
+}
+
+SOFTDOCA_EXPORT void softdoca_trace_task_sent(void *task, uint64_t seq)
+{
+	trace_task(TRACE_SENT, task, seq, DOCA_SUCCESS);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_task_done(struct doca_task *task, doca_error_t status)
 {
-	trace_task(TRACE_DONE, task, status);
+	trace_task(TRACE_DONE, task, 0, status);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_task_completed(struct doca_task *task)
@@ -121,25 +133,30 @@ SOFTDOCA_EXPORT void softdoca_trace_task_completed(struct doca_task *task)
 	uint64_t start = task->trace_submit_ns != 0 && task->trace_submit_ns <= now ? task->trace_submit_ns : now;
 
 	trace_record(TRACE_COMPLETED, start, now - start, (uint64_t)(uintptr_t)task, task->type->name, NULL,
-		     task->type->ctx->trace_tid, task->status);
+		     task->trace_tid, task->status);
 	task->trace_submit_ns = 0;
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_task_freed(struct doca_task *task)
 {
-	trace_task(TRACE_FREED, task, DOCA_SUCCESS);
+	trace_task(TRACE_FREED, task, 0, DOCA_SUCCESS);
+}
+
+SOFTDOCA_EXPORT void softdoca_trace_at_target(uint32_t track, const char *op, uint64_t seq, uint32_t from_conn)
+{
+	trace_record(TRACE_AT_TARGET, softdoca_trace_now(), seq, 0, op, NULL, track, (int32_t)from_conn);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_ctx_state(struct doca_ctx *ctx, const char *prev, const char *next)
 {
-	trace_record(TRACE_CTX_STATE, softdoca_trace_now(), 0, (uint64_t)(uintptr_t)ctx, next, prev, 0,
+	trace_record(TRACE_CTX_STATE, softdoca_trace_now(), 0, (uint64_t)(uintptr_t)ctx, next, prev, ctx->trace_tid,
 		     DOCA_SUCCESS);
 }
 
-SOFTDOCA_EXPORT void softdoca_trace_conn(struct doca_ctx *ctx, const void *conn, const char *what)
+SOFTDOCA_EXPORT void softdoca_trace_conn(struct doca_ctx *ctx, uint32_t conn_id, const char *what)
 {
-	trace_record(TRACE_CONN, softdoca_trace_now(), 0, (uint64_t)(uintptr_t)conn, what, NULL,
-		     ctx != NULL ? ctx->trace_tid : 0, DOCA_SUCCESS);
+	trace_record(TRACE_CONN, softdoca_trace_now(), 0, conn_id, what, NULL,
+		     softdoca_trace_conn_track(ctx != NULL ? ctx->trace_tid : 0, conn_id), DOCA_SUCCESS);
 }
 
 SOFTDOCA_EXPORT void softdoca_trace_counts(uint64_t *recorded, uint64_t *dropped)
@@ -155,77 +172,153 @@ SOFTDOCA_EXPORT void softdoca_trace_counts(uint64_t *recorded, uint64_t *dropped
 
 /* ---- writing ------------------------------------------------------------- */
 
-/* Microseconds since the trace began, with nanosecond decimals. */
+/* CLOCK_MONOTONIC in microseconds with nanosecond decimals: the clock
+ * every process on the host shares, so two peers' traces merge. */
 static void trace_put_us(FILE *f, uint64_t ns)
 {
 	fprintf(f, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
 }
 
-static void trace_put_ts(FILE *f, uint64_t ts_ns)
-{
-	trace_put_us(f, ts_ns > trace.t0_ns ? ts_ns - trace.t0_ns : 0);
-}
-
 static const char *const trace_task_phase[] = {
+	[TRACE_ALLOCATED] = "allocated",
 	[TRACE_SUBMITTED] = "submitted",
 	[TRACE_SUBMIT_FAILED] = "submit_failed",
+	[TRACE_SENT] = "sent",
 	[TRACE_DONE] = "done",
 	[TRACE_FREED] = "freed",
 };
 
-static void trace_put_event(FILE *f, const struct trace_event *ev)
+/* "ts" and the track: the part every event line shares. */
+static void trace_put_where(FILE *f, const struct trace_event *ev, int pid)
 {
-	int pid = (int)getpid();
+	fputs(",\"ts\":", f);
+	trace_put_us(f, ev->ts_ns);
+	fprintf(f, ",\"pid\":%d,\"tid\":%" PRIu32, pid, ev->tid);
+}
 
+static void trace_put_event(FILE *f, const struct trace_event *ev, int pid)
+{
 	switch (ev->kind) {
 	case TRACE_COMPLETED:
-		fprintf(f, "{\"name\":\"%s\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":", ev->name);
-		trace_put_ts(f, ev->ts_ns);
+		fprintf(f, "{\"name\":\"%s\",\"cat\":\"task\",\"ph\":\"X\"", ev->name);
+		trace_put_where(f, ev, pid);
 		fputs(",\"dur\":", f);
-		trace_put_us(f, ev->dur_ns);
-		fprintf(f, ",\"pid\":%d,\"tid\":%" PRIu32 ",\"args\":{\"task\":\"0x%" PRIx64 "\",\"status\":\"%s\"}}",
-			pid, ev->tid, ev->id, doca_error_get_name((doca_error_t)ev->status));
+		trace_put_us(f, ev->arg);
+		fprintf(f, ",\"args\":{\"task\":\"0x%" PRIx64 "\",\"status\":\"%s\"}}", ev->id,
+			doca_error_get_name((doca_error_t)ev->status));
+		return;
+	case TRACE_AT_TARGET:
+		fputs("{\"name\":\"at_target\",\"cat\":\"target\",\"ph\":\"i\",\"s\":\"t\"", f);
+		trace_put_where(f, ev, pid);
+		fprintf(f, ",\"args\":{\"op\":\"%s\",\"seq\":%" PRIu64 ",\"from_conn\":%" PRIu32 "}}", ev->name, ev->arg,
+			(uint32_t)ev->status);
 		return;
 	case TRACE_CTX_STATE:
-		fputs("{\"name\":\"ctx_state\",\"cat\":\"ctx\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", f);
-		trace_put_ts(f, ev->ts_ns);
-		fprintf(f, ",\"pid\":%d,\"tid\":0,\"args\":{\"ctx\":\"0x%" PRIx64 "\",\"from\":\"%s\",\"to\":\"%s\"}}",
-			pid, ev->id, ev->text, ev->name);
+		fputs("{\"name\":\"ctx_state\",\"cat\":\"ctx\",\"ph\":\"i\",\"s\":\"t\"", f);
+		trace_put_where(f, ev, pid);
+		fprintf(f, ",\"args\":{\"ctx\":\"0x%" PRIx64 "\",\"from\":\"%s\",\"to\":\"%s\"}}", ev->id, ev->text,
+			ev->name);
 		return;
 	case TRACE_CONN:
-		fprintf(f, "{\"name\":\"conn_%s\",\"cat\":\"conn\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", ev->name);
-		trace_put_ts(f, ev->ts_ns);
-		fprintf(f, ",\"pid\":%d,\"tid\":%" PRIu32 ",\"args\":{\"conn\":\"0x%" PRIx64 "\"}}", pid, ev->tid,
-			ev->id);
+		fprintf(f, "{\"name\":\"conn_%s\",\"cat\":\"conn\",\"ph\":\"i\",\"s\":\"t\"", ev->name);
+		trace_put_where(f, ev, pid);
+		fprintf(f, ",\"args\":{\"conn\":%" PRIu64 "}}", ev->id);
 		return;
 	default:
-		fprintf(f, "{\"name\":\"%s\",\"cat\":\"task\",\"ph\":\"i\",\"s\":\"t\",\"ts\":", trace_task_phase[ev->kind]);
-		trace_put_ts(f, ev->ts_ns);
-		fprintf(f,
-			",\"pid\":%d,\"tid\":%" PRIu32 ",\"args\":{\"type\":\"%s\",\"task\":\"0x%" PRIx64
-			"\",\"status\":\"%s\"}}",
-			pid, ev->tid, ev->name, ev->id, doca_error_get_name((doca_error_t)ev->status));
+		fprintf(f, "{\"name\":\"%s\",\"cat\":\"task\",\"ph\":\"i\",\"s\":\"t\"", trace_task_phase[ev->kind]);
+		trace_put_where(f, ev, pid);
+		fprintf(f, ",\"args\":{\"type\":\"%s\",\"task\":\"0x%" PRIx64 "\",\"status\":\"%s\"", ev->name, ev->id,
+			doca_error_get_name((doca_error_t)ev->status));
+		if (ev->kind == TRACE_SENT)
+			fprintf(f, ",\"seq\":%" PRIu64, ev->arg);
+		fputs("}}", f);
 		return;
 	}
 }
 
-static void trace_put_track_names(FILE *f)
+/* Text as a JSON string's contents: quotes, backslashes and control
+ * characters escaped, anything else as it is. */
+static void trace_put_json_text(FILE *f, const char *text)
 {
-	uint32_t tracks = atomic_load(&trace.next_track);
-	int pid = (int)getpid();
+	for (const unsigned char *p = (const unsigned char *)text; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+}
 
-	fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"contexts\"}},\n",
-		pid);
-	for (uint32_t t = 1; t <= tracks; t++)
-		fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
-			",\"args\":{\"name\":\"ctx %" PRIu32 "\"}},\n", pid, t, t);
+/* The process's name (its comm, up to 15 bytes) for the process track. */
+static void trace_put_process_name(FILE *f, int pid)
+{
+	char comm[64] = "";
+	FILE *c = fopen("/proc/self/comm", "r");
+
+	if (c != NULL) {
+		if (fgets(comm, sizeof(comm), c) == NULL)
+			comm[0] = '\0';
+		fclose(c);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	fprintf(f, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":\"", pid);
+	trace_put_json_text(f, comm[0] != '\0' ? comm : "softdoca");
+	fprintf(f, " (pid %d)\"}},\n", pid);
+}
+
+/* A name and a place for one track: a context's ("ctx N"), then its
+ * connections' ("rdma connection <id> (ctx N)") right below it. */
+static void trace_put_track(FILE *f, uint32_t tid, int pid)
+{
+	uint32_t ctx = tid >> SOFTDOCA_TRACE_CONN_SHIFT;
+	uint32_t conn = tid & 0xffffu;
+
+	fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32 ",\"args\":{\"name\":\"", pid,
+		tid);
+	if (tid == 0)
+		fputs("process", f);
+	else if (ctx == 0)
+		fprintf(f, "ctx %" PRIu32, tid);
+	else
+		fprintf(f, "rdma connection %" PRIu32 " (ctx %" PRIu32 ")", conn, ctx);
+	fputs("\"}},\n", f);
+	fprintf(f,
+		"{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%" PRIu32
+		",\"args\":{\"sort_index\":%" PRIu64 "}},\n",
+		pid, tid, ctx == 0 ? (uint64_t)tid << 17 : ((uint64_t)ctx << 17) + 1 + conn);
+}
+
+static int trace_cmp_tid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Name every track an event in the ring uses (a scratch copy of their
+ * tids, sorted; without memory for it the tracks go unnamed). */
+static void trace_put_track_names(FILE *f, uint64_t first, uint64_t head, int pid)
+{
+	size_t n = (size_t)(head - first);
+	uint32_t *tids = n > 0 ? malloc(n * sizeof(*tids)) : NULL;
+
+	if (tids == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		tids[i] = trace.ring[(first + i) % trace.slots].tid;
+	qsort(tids, n, sizeof(*tids), trace_cmp_tid);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || tids[i] != tids[i - 1])
+			trace_put_track(f, tids[i], pid);
+	free(tids);
 }
 
 static doca_error_t trace_write(void)
 {
 	uint64_t head = trace.head;
 	uint64_t first = head > trace.slots ? head - trace.slots : 0;
-	uint64_t skipped = 0; /* none since the ring is locked; the field stays for readers */
+	int pid = (int)getpid();
 	FILE *f = fopen(trace.path, "w");
 
 	if (f == NULL) {
@@ -233,17 +326,16 @@ static doca_error_t trace_write(void)
 		return DOCA_ERROR_IO_FAILED;
 	}
 	fputs("{\"traceEvents\":[\n", f);
-	trace_put_track_names(f);
+	trace_put_process_name(f, pid);
+	trace_put_track_names(f, first, head, pid);
 	for (uint64_t n = first; n < head; n++) {
-		const struct trace_event *ev = &trace.ring[n % trace.slots];
-
-		trace_put_event(f, ev);
+		trace_put_event(f, &trace.ring[n % trace.slots], pid);
 		fputs(",\n", f);
 	}
 	fprintf(f,
 		"{\"name\":\"softdoca_trace\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"events_recorded\":%" PRIu64
-		",\"ring_slots\":%" PRIu64 ",\"dropped_events\":%" PRIu64 ",\"skipped_in_write\":%" PRIu64 "}}\n",
-		(int)getpid(), head, trace.slots, first, skipped);
+		",\"ring_slots\":%" PRIu64 ",\"dropped_events\":%" PRIu64 ",\"clock\":\"CLOCK_MONOTONIC\"}}\n",
+		pid, head, trace.slots, first);
 	fprintf(f, "],\"displayTimeUnit\":\"ns\",\"otherData\":{\"dropped_events\":%" PRIu64 "}}\n", first);
 	if (fclose(f) != 0) {
 		SDK_LOG_ERR(SOFTDOCA_TRACE_ENV ": writing %s failed: %s", trace.path, strerror(errno));
@@ -332,7 +424,6 @@ static __attribute__((constructor)) void trace_init(void)
 	}
 	snprintf(trace.path, sizeof(trace.path), "%s", path);
 	trace.slots = slots;
-	trace.t0_ns = softdoca_trace_now();
 	if (atexit(trace_at_exit) != 0 || pthread_atfork(NULL, NULL, trace_fork_child) != 0) {
 		SDK_LOG_ERR(SOFTDOCA_TRACE_ENV ": cannot register the exit writer; tracing stays off");
 		free(trace.ring);

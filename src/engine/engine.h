@@ -85,6 +85,7 @@ struct engine_wr {
 	uint64_t compare;               /* ATOMIC_CAS */
 	uint64_t operand;               /* ATOMIC_CAS: swap; ATOMIC_FADD, SYNC_ADD: add */
 	void (*done)(struct engine_wr *wr); /* any thread; see the file comment */
+	void *trace_task;               /* the timeline's name for it (softdoca_trace_task_sent), or NULL */
 	/* A wrapping engine (fault.c) keeps the caller's done() and its own
 	 * pointer here while the wr is in the engine it wraps. */
 	void (*wrap_done)(struct engine_wr *wr);
@@ -124,6 +125,7 @@ struct engine_worker_conf {
 	uint32_t permissions;           /* doca_access_flag bits peers get (RDMA_READ/WRITE/ATOMIC) */
 	uint32_t gid_index;             /* which local address to use (soft devices) */
 	uint32_t request_timeout_ms;    /* RDMA CM: a connection not established by then fails */
+	uint32_t trace_track;           /* the context's timeline track (softdoca_trace_conn_track), 0: off */
 	/* Connection state changes; any thread, see the file comment. */
 	void (*conn_event)(void *arg, struct engine_conn *conn, enum engine_conn_event event);
 	void *arg;

@@ -248,6 +248,17 @@ static void batch_sent(void *request, ucs_status_t st, void *user)
 	batch_put(b->conn->worker, b);
 }
 
+/* The timeline: every request of batch b goes to the transport now. */
+static void batch_trace_sent(const struct engine_conn *c, const struct engine_batch *b)
+{
+	for (uint64_t s = b->first_seq; s != b->first_seq + b->count; s++) {
+		const struct engine_slot *slot = sq_slot(c, s);
+
+		if (slot->wr != NULL && slot->seq == s && slot->wr->trace_task != NULL)
+			softdoca_trace_task_sent(slot->wr->trace_task, s);
+	}
+}
+
 /* Send c's open batch: a single request as a plain one, several as one
  * WIRE_AM_BATCH, always eagerly (they are small). Lock held. */
 static void batch_send(struct engine_worker *w, struct engine_conn *c)
@@ -263,6 +274,8 @@ static void batch_send(struct engine_worker *w, struct engine_conn *c)
 	p.flags = UCP_AM_SEND_FLAG_EAGER;
 	p.cb.send = batch_sent;
 	p.user_data = b;
+	if (unlikely(softdoca_trace_on))
+		batch_trace_sent(c, b);
 	if (b->count == 1) {
 		struct wire_req r;
 		size_t len;
@@ -402,6 +415,8 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	/* UCX rejects an empty iov: no buffers, no payload. */
 	if (payload && wr->num_sge > 0)
 		buffer = engine_sge_ucx(wr->sge, wr->num_sge, wr->sge[0].len, &p, &count);
+	if (unlikely(softdoca_trace_on) && wr->trace_task != NULL)
+		softdoca_trace_task_sent(wr->trace_task, wr->wr_id);
 	ENGINE_TSAN_RELEASE();
 	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), buffer, count, &p);
 	if (req == NULL) {

@@ -80,6 +80,7 @@ struct lb_conn {
 	struct lb_conn *peer;        /* whom we connected to */
 	struct lb_conn *from;        /* who connected to us: its operations land here */
 	uint32_t busy;               /* our operations posted, not done */
+	uint64_t next_seq;           /* numbers our operations (the timeline's seq) */
 	struct engine_wr *inq_head;  /* from's operations, in arrival order */
 	struct engine_wr *inq_tail;
 	uint64_t head_deadline_ns;   /* the head waits until then (0: it does not wait) */
@@ -984,6 +985,15 @@ static doca_error_t lb_wr_check(struct engine_wr *wr)
 	return DOCA_SUCCESS;
 }
 
+/* The timeline: here the request is sent and at its target at once. */
+static void lb_trace_post(const struct lb_conn *c, const struct lb_conn *p, const struct engine_wr *wr)
+{
+	if (wr->trace_task != NULL)
+		softdoca_trace_task_sent(wr->trace_task, wr->wr_id);
+	softdoca_trace_at_target(softdoca_trace_conn_track(p->worker->conf.trace_track, p->id), lb_def(wr)->name,
+				 wr->wr_id, c->id);
+}
+
 static doca_error_t lb_post_locked(struct lb_conn *c, struct engine_wr *wr)
 {
 	struct lb_conn *p = c->peer;
@@ -999,6 +1009,9 @@ static doca_error_t lb_post_locked(struct lb_conn *c, struct engine_wr *wr)
 		return DOCA_ERROR_FULL;
 	c->busy++;
 	c->worker->outstanding++;
+	wr->wr_id = c->next_seq++;
+	if (unlikely(softdoca_trace_on))
+		lb_trace_post(c, p, wr);
 	if (p->inq_tail == NULL)
 		p->inq_head = wr;
 	else

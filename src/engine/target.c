@@ -1166,6 +1166,9 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 		c->tq_tail->next = op;
 	c->tq_tail = op;
 	c->tq_len++;
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_at_target(softdoca_trace_conn_track(w->conf.trace_track, c->id), op_def(op)->name,
+					 r->wr_id, r->src_conn_id);
 	w->handler_op = batch == NULL ? op : NULL;
 	tq_run(c);
 	w->handler_op = NULL;

@@ -87,6 +87,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 		.permissions = rdma->props.permissions,
 		.gid_index = rdma->props.gid_index,
 		.request_timeout_ms = rdma->props.request_timeout_ms,
+		.trace_track = ctx->trace_tid,
 		.conn_event = rdma_on_conn_event,
 		.arg = rdma,
 	};

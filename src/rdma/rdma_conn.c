@@ -178,7 +178,7 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 		SDK_LOG_TRC("rdma connection %u: %s", conn->id, rdma_event_name(ev.event));
 		cb = rdma_conn_apply_event(rdma, conn, ev.event);
 		if (unlikely(softdoca_trace_on) && cb != NULL)
-			softdoca_trace_conn(&rdma->ctx, conn, rdma_event_name(ev.event));
+			softdoca_trace_conn(&rdma->ctx, conn->id, rdma_event_name(ev.event));
 		if (cb != NULL)
 			cb(conn, conn->user_data, rdma->ctx.user_data);
 		/* A closed connection's slot may serve a new one from now on. */

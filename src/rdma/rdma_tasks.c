@@ -34,6 +34,7 @@
 #include "mmap.h"
 #include "rdma.h"
 #include "sync_event.h"
+#include "trace.h"
 
 SDK_LOG_REGISTER(RDMA::TASK)
 
@@ -303,6 +304,7 @@ static void rdma_wr_reset(struct engine_wr *wr, enum engine_opcode opcode, struc
 	wr->compare = 0;
 	wr->operand = 0;
 	wr->done = rdma_wr_done;
+	wr->trace_task = NULL;
 	wr->status = DOCA_SUCCESS;
 	wr->result_len = 0;
 	wr->result_kind = 0;
@@ -751,6 +753,8 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	 * the others when rdma_deliver flushes, or before the connection's
 	 * next request that is not held back. */
 	t->wr.post_flags = softdoca_task_may_wait(task) ? ENGINE_POST_DEFER : 0;
+	if (unlikely(softdoca_trace_on))
+		t->wr.trace_task = task; /* the engine says when it is sent */
 	status = rdma->engine_ops->post(&t->wr);
 	if (unlikely(status == DOCA_ERROR_FULL))
 		rdma_explain_full(rdma, t);
@@ -839,6 +843,15 @@ void rdma_tasks_init(struct doca_rdma *rdma)
 /* ------------------------------------------------------------------ */
 /* Allocation                                                         */
 
+/* A task's timeline track: its connection's, or its context's for a
+ * receive (any connection may fill it). */
+static uint32_t rdma_task_track(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
+{
+	if (!softdoca_trace_on || conn == NULL)
+		return rdma->ctx.trace_tid;
+	return softdoca_trace_conn_track(rdma->ctx.trace_tid, conn->id);
+}
+
 /* Checks shared by every allocate_init, then a task from the pool. A task
  * that acts on a peer needs a live connection of this context. */
 static doca_error_t rdma_task_alloc(struct doca_rdma *rdma, enum rdma_task_kind kind,
@@ -861,7 +874,7 @@ static doca_error_t rdma_task_alloc(struct doca_rdma *rdma, enum rdma_task_kind 
 		if (status != DOCA_SUCCESS)
 			return status;
 	}
-	status = softdoca_task_alloc(&rdma->task_types[kind], user_data, &task);
+	status = softdoca_task_alloc_on(&rdma->task_types[kind], user_data, rdma_task_track(rdma, conn), &task);
 	if (status != DOCA_SUCCESS)
 		return status;
 	*t_out = container_of(task, struct rdma_task, task);
@@ -1227,6 +1240,8 @@ doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma 
 			return; \
 		} \
 		task->base.conn = rdma_connection; \
+		if (unlikely(softdoca_trace_on)) \
+			task->base.task.trace_tid = rdma_task_track(rdma_of(&task->base.task), rdma_connection); \
 	} \
 	DOCA_EXPERIMENTAL \
 	const struct doca_rdma_connection *doca_rdma_task_##T##_get_rdma_connection( \

@@ -3,8 +3,10 @@
  * loopback engine. meson sets SOFTDOCA_TRACE (the library reads it before
  * main) and TRACE_TEST_MODE picks the case:
  *   tasks  three writes (the second failed by SOFTDOCA_FAULTS), flushed:
- *          well-formed JSON with their submits, completions and statuses,
- *          frees, context states and connection events;
+ *          well-formed JSON with their allocations, submits, sends,
+ *          arrivals at the target, completions and statuses, frees,
+ *          context states and connection events, each on its track
+ *          (the connection's, the target connection's, the context's);
  *   ring   the same run into SOFTDOCA_TRACE_EVENTS=8 slots: 8 events
  *          written, the rest counted as dropped in the metadata;
  *   off    a SOFTDOCA_TRACE that cannot be written: tracing stays off and
@@ -178,6 +180,55 @@ static void json_tool_check(const char *path)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The "tid" of the first line that holds needle, or -1. */
+static long tid_of(const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle);
+	const char *t;
+
+	if (p == NULL)
+		return -1;
+	t = strstr(p, "\"tid\":");
+	if (t == NULL || strchr(p, '\n') < t)
+		return -1;
+	return strtol(t + 6, NULL, 10);
+}
+
+/* Every line with needle is on track tid. */
+static bool all_on(const char *text, const char *needle, long tid)
+{
+	for (const char *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+		if (tid_of(p, needle) != tid)
+			return false;
+	return true;
+}
+
+/* A's writes sit on A's connection's track, their arrivals on B's, the
+ * context states on the contexts' own tracks; each track is named. */
+static void check_tracks(const char *text)
+{
+	long a_conn = tid_of(text, "\"name\":\"sent\"");
+	long b_conn = tid_of(text, "\"name\":\"at_target\"");
+	long a_ctx = tid_of(text, "\"name\":\"ctx_state\"");
+	char want[128];
+
+	assert_true(a_conn > 0 && b_conn > 0 && a_ctx > 0);
+	assert_true(a_conn != b_conn && a_conn != a_ctx && b_conn != a_ctx);
+	assert_true(all_on(text, "{\"name\":\"rdma write\"", a_conn));
+	assert_true(all_on(text, "\"name\":\"allocated\"", a_conn));
+	assert_true(all_on(text, "\"name\":\"submitted\"", a_conn));
+	assert_true(all_on(text, "\"name\":\"done\"", a_conn));
+	assert_true(all_on(text, "\"name\":\"freed\"", a_conn));
+	assert_true(all_on(text, "\"name\":\"at_target\"", b_conn));
+	snprintf(want, sizeof(want), "\"tid\":%ld,\"args\":{\"name\":\"rdma connection ", a_conn);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"tid\":%ld,\"args\":{\"name\":\"rdma connection ", b_conn);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof(want), "\"tid\":%ld,\"args\":{\"name\":\"ctx ", a_ctx);
+	assert_non_null(strstr(text, want));
+	assert_int_equal(count_of(text, "\"name\":\"process_name\""), 1);
+}
+
 static void test_tasks(void **state)
 {
 	const char *path = getenv(SOFTDOCA_TRACE_ENV);
@@ -198,6 +249,13 @@ static void test_tasks(void **state)
 	assert_int_equal(count_of(text, "\"name\":\"submitted\",\"cat\":\"task\",\"ph\":\"i\",\"s\":\"t\""),
 			 NUM_WRITES);
 	assert_int_equal(count_of(text, "\"name\":\"freed\""), NUM_WRITES);
+	assert_int_equal(count_of(text, "\"name\":\"allocated\",\"cat\":\"task\""), NUM_WRITES);
+	/* The failed write never reached the engine: two sent, two at B. */
+	assert_int_equal(count_of(text, "\"name\":\"sent\",\"cat\":\"task\""), NUM_WRITES - 1);
+	assert_int_equal(count_of(text, "\"name\":\"at_target\""), NUM_WRITES - 1);
+	assert_int_equal(count_of(text, "\"args\":{\"op\":\"write\",\"seq\":0,\"from_conn\":"), 1);
+	assert_int_equal(count_of(text, "\"args\":{\"op\":\"write\",\"seq\":1,\"from_conn\":"), 1);
+	check_tracks(text);
 	assert_int_equal(count_of(text, "\"status\":\"DOCA_ERROR_IO_FAILED\"}}"), 2); /* done + completed */
 	/* Both contexts: idle -> starting? -> running, then back to idle. */
 	assert_true(count_of(text, "\"to\":\"running\"") >= 2);
