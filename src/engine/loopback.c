@@ -49,14 +49,17 @@ _Static_assert(ENGINE_SECRET_LEN == SOFTDOCA_SECRET_LEN, "engine and Core secret
  * engine's value: RC hardware keeps retrying a queue pair not ready). */
 #define LB_NOT_CONNECTED_RETRY_NS (30ULL * 1000000000ULL)
 
-/* ---- descriptor: "SDLB", version, flags, reserved, worker, conn, secret */
+/* ---- descriptor: "SDLB", version, flags, GID index, worker, conn, secret */
 
 #define LB_DESC_MAGIC "SDLB"
-#define LB_DESC_VERSION 1u
+#define LB_DESC_VERSION 2u
 #define LB_DESC_FLAG_DC 0x01u
+#define LB_DESC_FLAG_GID_IPV4 0x02u /* the exporting side's GID type; */
+#define LB_DESC_FLAG_GID_IPV6 0x04u /* neither: not said */
+#define LB_DESC_FLAGS_KNOWN (LB_DESC_FLAG_DC | LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)
 #define LB_DESC_OFF_VERSION 4
 #define LB_DESC_OFF_FLAGS 5
-#define LB_DESC_OFF_RESERVED 6
+#define LB_DESC_OFF_GID_INDEX 6
 #define LB_DESC_OFF_WORKER 8
 #define LB_DESC_OFF_CONN 16
 #define LB_DESC_OFF_SECRET 20
@@ -636,11 +639,18 @@ static void lb_desc_build(const struct lb_conn *c)
 {
 	uint8_t *d = (uint8_t *)c->desc;
 	uint64_t serial = c->worker->serial;
+	const struct engine_worker_conf *conf = &c->worker->conf;
+	uint8_t flags = conf->dc ? LB_DESC_FLAG_DC : 0;
 
 	memcpy(d, LB_DESC_MAGIC, 4);
 	d[LB_DESC_OFF_VERSION] = LB_DESC_VERSION;
-	d[LB_DESC_OFF_FLAGS] = c->worker->conf.dc ? LB_DESC_FLAG_DC : 0;
-	put_u16(d + LB_DESC_OFF_RESERVED, 0);
+	if (conf->gid_type == ENGINE_GID_IPV4)
+		flags |= LB_DESC_FLAG_GID_IPV4;
+	else if (conf->gid_type == ENGINE_GID_IPV6)
+		flags |= LB_DESC_FLAG_GID_IPV6;
+	d[LB_DESC_OFF_FLAGS] = flags;
+	/* A soft device has far fewer GIDs than 65535. */
+	put_u16(d + LB_DESC_OFF_GID_INDEX, (uint16_t)(conf->gid_index > UINT16_MAX ? UINT16_MAX : conf->gid_index));
 	memcpy(d + LB_DESC_OFF_WORKER, &serial, sizeof(serial));
 	put_u32(d + LB_DESC_OFF_CONN, c->id);
 	memcpy(d + LB_DESC_OFF_SECRET, c->secret, ENGINE_SECRET_LEN);
@@ -648,13 +658,16 @@ static void lb_desc_build(const struct lb_conn *c)
 
 /* The connection a descriptor names, checked field by field (it comes
  * from the application, i.e. from outside). Lock held. */
-static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, struct lb_conn **peer_out)
+static doca_error_t lb_desc_resolve(const struct lb_conn *c, const void *desc, size_t desc_len,
+				    struct lb_conn **peer_out)
 {
 	static const uint8_t zero[ENGINE_SECRET_LEN];
 	const uint8_t *d = desc;
+	struct engine_peer_side peer;
 	uint64_t serial;
 	uint32_t id;
 	struct lb_worker *w;
+	doca_error_t status;
 
 	if (desc == NULL || desc_len != LB_DESC_LEN) {
 		SDK_LOG_ERR("loopback descriptor of %zu bytes: it has %d (is the peer using SOFTDOCA_ENGINE=loopback too?)",
@@ -666,15 +679,20 @@ static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, 
 			    LB_DESC_VERSION);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((d[LB_DESC_OFF_FLAGS] & ~LB_DESC_FLAG_DC) != 0 || get_u16(d + LB_DESC_OFF_RESERVED) != 0) {
-		SDK_LOG_ERR("loopback descriptor with unknown flags %#x or reserved bits set", d[LB_DESC_OFF_FLAGS]);
+	if ((d[LB_DESC_OFF_FLAGS] & ~LB_DESC_FLAGS_KNOWN) != 0 ||
+	    (d[LB_DESC_OFF_FLAGS] & (LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)) ==
+		    (LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)) {
+		SDK_LOG_ERR("loopback descriptor with unknown or contradicting flags %#x", d[LB_DESC_OFF_FLAGS]);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!!(d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != dc) {
-		SDK_LOG_ERR("peer uses the %s transport but this context uses %s",
-			    d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC ? "DC" : "RC", dc ? "DC" : "RC");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	peer.dc = (d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != 0;
+	peer.gid_type = d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_GID_IPV4 ? ENGINE_GID_IPV4 :
+			d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_GID_IPV6 ? ENGINE_GID_IPV6 :
+								       ENGINE_GID_UNKNOWN;
+	peer.gid_index = get_u16(d + LB_DESC_OFF_GID_INDEX);
+	status = engine_sides_agree(c->id, &c->worker->conf, &peer);
+	if (status != DOCA_SUCCESS)
+		return status;
 	if (memcmp(d + LB_DESC_OFF_SECRET, zero, ENGINE_SECRET_LEN) == 0) {
 		SDK_LOG_ERR("loopback descriptor without a secret");
 		return DOCA_ERROR_INVALID_VALUE;
@@ -683,9 +701,19 @@ static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, 
 	id = get_u32(d + LB_DESC_OFF_CONN);
 	for (w = lb_workers; w != NULL && w->serial != serial; w = w->next)
 		;
-	if (w == NULL || id == 0 || id > w->num_conns) {
-		SDK_LOG_ERR("loopback descriptor names connection %u of worker %llu, which this process does not have",
-			    id, (unsigned long long)serial);
+	if (w == NULL) {
+		/* Serials are never reused: this one's context stopped (or the
+		 * descriptor is of another process, which this engine cannot reach). */
+		SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the peer's descriptor is from an rdma context "
+			    "of this process that has stopped since it exported it (each doca_ctx_start makes new "
+			    "descriptors), or from another process, which SOFTDOCA_ENGINE=loopback cannot reach; export "
+			    "again from the running context and pass the new descriptor",
+			    c->id);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (id == 0 || id > w->num_conns) {
+		SDK_LOG_ERR("loopback descriptor names connection %u of worker %llu, which it does not have", id,
+			    (unsigned long long)serial);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (w->conns[id - 1].state == LB_FREE || w->conns[id - 1].state == LB_CLOSED ||
@@ -707,7 +735,7 @@ static doca_error_t lb_connect_locked(struct lb_conn *c, const void *desc, size_
 			    c->state == LB_CONNECTED ? "already connected" : "closed");
 		return DOCA_ERROR_BAD_STATE;
 	}
-	status = lb_desc_resolve(desc, desc_len, c->worker->conf.dc, &p);
+	status = lb_desc_resolve(c, desc, desc_len, &p);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if ((c->from != NULL && c->from != p) || (p->from != NULL && p->from != c) ||

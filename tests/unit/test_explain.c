@@ -9,7 +9,10 @@
  *  - completions waiting on a PE nobody progresses (or while the program
  *    progresses another PE): one WARNING per PE. Run with
  *    SOFTDOCA_PE_STALL_MS=200 (meson.build); run with a malformed value
- *    (EXPLAIN_BAD_STALL_ENV=1) it checks the strict parser's line.
+ *    (EXPLAIN_BAD_STALL_ENV=1) it checks the strict parser's line;
+ *  - the two sides disagree (transport type, GID type) or the descriptor
+ *    is stale (a context that stopped, a process that exited):
+ *    doca_rdma_connect fails at once, or the connection soon, with the line.
  */
 #include <poll.h>
 #include <stdbool.h>
@@ -17,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_ctx.h>
@@ -347,6 +352,174 @@ static void test_connect_never_answered(void **state)
 	assert_int_equal(warning_lines, before);
 }
 
+/* ---- (e) the two sides disagree ------------------------------------------ */
+
+/* A and B created (not started), task pools and callbacks configured. */
+static void two_sides(void)
+{
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+}
+
+static void start_and_export(void)
+{
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+}
+
+static void assert_connect_refused_says(const void *desc, size_t len, doca_error_t want, const char *needle)
+{
+	char prefix[64];
+	uint32_t id;
+
+	assert_fails(doca_rdma_connect(A.rdma, desc, len, A.conn), want);
+	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
+	snprintf(prefix, sizeof(prefix), "rdma connection %u: %s: ", id, doca_error_get_name(want));
+	assert_error_says(prefix);
+	assert_error_says(needle);
+}
+
+/* A is RC (the default), B is DC. */
+static void test_disagree_transport(void **state)
+{
+	(void)state;
+	two_sides();
+	assert_ok(doca_rdma_set_transport_type(B.rdma, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	start_and_export();
+	assert_connect_refused_says(B.desc, B.desc_len, DOCA_ERROR_INVALID_VALUE,
+				    "the two sides disagree on the transport type: this context uses RC, the peer's "
+				    "descriptor is from a DC context; call doca_rdma_set_transport_type with the same "
+				    "type on both sides before doca_ctx_start");
+}
+
+static bool gid_is_ipv4(const struct doca_rdma_gid *g)
+{
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return memcmp(g->raw, prefix, sizeof(prefix)) == 0;
+}
+
+/* A on an IPv4 GID, B on an IPv6 one (the loopback device has 127.0.0.1
+ * and ::1 where the host has IPv6). */
+static void test_disagree_gid_type(void **state)
+{
+	struct doca_rdma_gid gids[16];
+	uint32_t n = 0, v4 = UINT32_MAX, v6 = UINT32_MAX;
+	char needle[160];
+
+	(void)state;
+	assert_ok(doca_rdma_cap_get_gid_table_size(doca_dev_as_devinfo(dev), &n));
+	if (n > 16)
+		n = 16;
+	if (n > 0)
+		assert_ok(doca_rdma_cap_get_gid(doca_dev_as_devinfo(dev), 0, n, gids));
+	for (uint32_t i = 0; i < n; i++) {
+		if (gid_is_ipv4(&gids[i]) && v4 == UINT32_MAX)
+			v4 = i;
+		if (!gid_is_ipv4(&gids[i]) && v6 == UINT32_MAX)
+			v6 = i;
+	}
+	if (v4 == UINT32_MAX || v6 == UINT32_MAX) {
+		printf("# skipped: the device has no GIDs of both types (%u GIDs)\n", n);
+		skip();
+	}
+	two_sides();
+	assert_ok(doca_rdma_set_gid_index(A.rdma, v4));
+	assert_ok(doca_rdma_set_gid_index(B.rdma, v6));
+	start_and_export();
+	snprintf(needle, sizeof(needle),
+		 "the two sides disagree on the GID type: this side's GID index %u is an IPv4 (::ffff:a.b.c.d) GID, "
+		 "the peer's GID index %u is an IPv6 GID",
+		 v4, v6);
+	assert_connect_refused_says(B.desc, B.desc_len, DOCA_ERROR_INVALID_VALUE, needle);
+	assert_error_says("give doca_rdma_set_gid_index GIDs of the same type on both sides");
+}
+
+/* B's descriptor of its first run, given to A after B restarted. */
+static void test_stale_descriptor_of_stopped_context(void **state)
+{
+	uint8_t old[1024];
+	size_t len;
+
+	(void)state;
+	two_sides();
+	start_and_export();
+	len = B.desc_len;
+	assert_true(len <= sizeof(old));
+	memcpy(old, B.desc, len);
+	side_stop(&B);
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_connect_refused_says(old, len, DOCA_ERROR_INVALID_VALUE,
+				    "the peer's descriptor is from an rdma context of this process that has stopped "
+				    "since it exported it");
+	assert_error_says("export again from the running context and pass the new descriptor");
+}
+
+/* The pid of a child that has exited (and been reaped). */
+static uint32_t exited_pid(void)
+{
+	pid_t child = fork();
+	int status;
+
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	return (uint32_t)child;
+}
+
+/* A descriptor of a process that exited: B's, after B stopped (nothing
+ * answers at its address), saying the pid of an exited child. The
+ * claim alone decides nothing (tests/rdma forged_pid_*); the peer not
+ * answering fails the connection, and the line says why. */
+static void test_stale_descriptor_of_exited_process(void **state)
+{
+	uint8_t old[1024];
+	uint32_t pid = exited_pid(), id;
+	char needle[192];
+	uint64_t deadline;
+	doca_error_t err;
+	size_t len;
+	int before;
+
+	(void)state;
+	two_sides();
+	start_and_export();
+	len = B.desc_len;
+	assert_true(len <= sizeof(old));
+	memcpy(old, B.desc, len);
+	side_destroy(&B);
+	/* Offsets of src/engine/wire.c: pid at 32 (and the start time at 64:
+	 * 0 = not said, as the exited child's cannot be read). */
+	memcpy(old + 32, &pid, sizeof(pid));
+	memset(old + 64, 0, 8);
+	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
+	snprintf(needle, sizeof(needle), "rdma connection %u: DOCA_ERROR_CONNECTION_ABORTED: the peer's descriptor is "
+		 "from process %u on this host, which has exited", id, pid);
+	before = error_lines;
+	err = doca_rdma_connect(A.rdma, old, len, A.conn);
+	if (err == DOCA_SUCCESS) {
+		/* UCX found out later: the connection fails. */
+		deadline = now_ms() + 20000;
+		while (A.failed == 0) {
+			assert_true(now_ms() < deadline);
+			(void)doca_pe_progress(pe);
+			(void)poll(NULL, 0, 1);
+		}
+	} else {
+		assert_int_equal(err, DOCA_ERROR_CONNECTION_ABORTED);
+	}
+	assert_true(error_lines > before);
+	assert_error_says(needle);
+	assert_error_says("have the peer export again and pass its new descriptor");
+	assert_int_equal(A.established, 0);
+}
+
 /* SOFTDOCA_PE_STALL_MS="12x": refused with a line naming it, at the
  * first doca_pe_create (the fixture's). */
 static void test_bad_stall_env(void **state)
@@ -372,6 +545,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
+		cmocka_unit_test_teardown(test_disagree_transport, teardown_sides),
+		cmocka_unit_test_teardown(test_disagree_gid_type, teardown_sides),
+		cmocka_unit_test_teardown(test_stale_descriptor_of_stopped_context, teardown_sides),
+		cmocka_unit_test_teardown(test_stale_descriptor_of_exited_process, teardown_sides),
 	};
 	const struct CMUnitTest env_tests[] = {
 		cmocka_unit_test(test_bad_stall_env),
