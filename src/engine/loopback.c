@@ -49,17 +49,14 @@ _Static_assert(ENGINE_SECRET_LEN == SOFTDOCA_SECRET_LEN, "engine and Core secret
  * engine's value: RC hardware keeps retrying a queue pair not ready). */
 #define LB_NOT_CONNECTED_RETRY_NS (30ULL * 1000000000ULL)
 
-/* ---- descriptor: "SDLB", version, flags, GID index, worker, conn, secret */
+/* ---- descriptor: "SDLB", version, flags, reserved, worker, conn, secret */
 
 #define LB_DESC_MAGIC "SDLB"
-#define LB_DESC_VERSION 2u
+#define LB_DESC_VERSION 1u
 #define LB_DESC_FLAG_DC 0x01u
-#define LB_DESC_FLAG_GID_IPV4 0x02u /* the exporting side's GID type; */
-#define LB_DESC_FLAG_GID_IPV6 0x04u /* neither: not said */
-#define LB_DESC_FLAGS_KNOWN (LB_DESC_FLAG_DC | LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)
 #define LB_DESC_OFF_VERSION 4
 #define LB_DESC_OFF_FLAGS 5
-#define LB_DESC_OFF_GID_INDEX 6
+#define LB_DESC_OFF_RESERVED 6
 #define LB_DESC_OFF_WORKER 8
 #define LB_DESC_OFF_CONN 16
 #define LB_DESC_OFF_SECRET 20
@@ -639,18 +636,11 @@ static void lb_desc_build(const struct lb_conn *c)
 {
 	uint8_t *d = (uint8_t *)c->desc;
 	uint64_t serial = c->worker->serial;
-	const struct engine_worker_conf *conf = &c->worker->conf;
-	uint8_t flags = conf->dc ? LB_DESC_FLAG_DC : 0;
 
 	memcpy(d, LB_DESC_MAGIC, 4);
 	d[LB_DESC_OFF_VERSION] = LB_DESC_VERSION;
-	if (conf->gid_type == ENGINE_GID_IPV4)
-		flags |= LB_DESC_FLAG_GID_IPV4;
-	else if (conf->gid_type == ENGINE_GID_IPV6)
-		flags |= LB_DESC_FLAG_GID_IPV6;
-	d[LB_DESC_OFF_FLAGS] = flags;
-	/* A soft device has far fewer GIDs than 65535. */
-	put_u16(d + LB_DESC_OFF_GID_INDEX, (uint16_t)(conf->gid_index > UINT16_MAX ? UINT16_MAX : conf->gid_index));
+	d[LB_DESC_OFF_FLAGS] = c->worker->conf.dc ? LB_DESC_FLAG_DC : 0;
+	put_u16(d + LB_DESC_OFF_RESERVED, 0);
 	memcpy(d + LB_DESC_OFF_WORKER, &serial, sizeof(serial));
 	put_u32(d + LB_DESC_OFF_CONN, c->id);
 	memcpy(d + LB_DESC_OFF_SECRET, c->secret, ENGINE_SECRET_LEN);
@@ -679,20 +669,10 @@ static doca_error_t lb_desc_resolve(const struct lb_conn *c, const void *desc, s
 			    LB_DESC_VERSION);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((d[LB_DESC_OFF_FLAGS] & ~LB_DESC_FLAGS_KNOWN) != 0 ||
-	    (d[LB_DESC_OFF_FLAGS] & (LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)) ==
-		    (LB_DESC_FLAG_GID_IPV4 | LB_DESC_FLAG_GID_IPV6)) {
-		SDK_LOG_ERR("loopback descriptor with unknown or contradicting flags %#x", d[LB_DESC_OFF_FLAGS]);
+	if ((d[LB_DESC_OFF_FLAGS] & ~LB_DESC_FLAG_DC) != 0 || get_u16(d + LB_DESC_OFF_RESERVED) != 0) {
+		SDK_LOG_ERR("loopback descriptor with unknown flags %#x or reserved bits set", d[LB_DESC_OFF_FLAGS]);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	peer.dc = (d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != 0;
-	peer.gid_type = d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_GID_IPV4 ? ENGINE_GID_IPV4 :
-			d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_GID_IPV6 ? ENGINE_GID_IPV6 :
-								       ENGINE_GID_UNKNOWN;
-	peer.gid_index = get_u16(d + LB_DESC_OFF_GID_INDEX);
-	status = engine_sides_agree(c->id, &c->worker->conf, &peer);
-	if (status != DOCA_SUCCESS)
-		return status;
 	if (memcmp(d + LB_DESC_OFF_SECRET, zero, ENGINE_SECRET_LEN) == 0) {
 		SDK_LOG_ERR("loopback descriptor without a secret");
 		return DOCA_ERROR_INVALID_VALUE;
@@ -716,11 +696,23 @@ static doca_error_t lb_desc_resolve(const struct lb_conn *c, const void *desc, s
 			    (unsigned long long)serial);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (!!(d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != w->conf.dc) {
+		SDK_LOG_ERR("loopback descriptor of connection %u says %s, but its context is %s", id,
+			    d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC ? "DC" : "RC", w->conf.dc ? "DC" : "RC");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (w->conns[id - 1].state == LB_FREE || w->conns[id - 1].state == LB_CLOSED ||
 	    !softdoca_secret_equal(w->conns[id - 1].secret, d + LB_DESC_OFF_SECRET, ENGINE_SECRET_LEN)) {
 		SDK_LOG_ERR("loopback descriptor of connection %u: closed, or its secret is wrong", id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* In this process: the peer's settings themselves, not a claim. */
+	peer.dc = w->conf.dc;
+	peer.gid_type = w->conf.gid_type;
+	peer.gid_index = w->conf.gid_index;
+	status = engine_sides_agree(c->id, &c->worker->conf, &peer);
+	if (status != DOCA_SUCCESS)
+		return status;
 	*peer_out = &w->conns[id - 1];
 	return DOCA_SUCCESS;
 }
