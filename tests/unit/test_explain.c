@@ -24,6 +24,10 @@
 #include <unistd.h>
 
 #include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_buf_pool.h>
+#include <doca_graph.h>
+#include <doca_sync_event.h>
 #include <doca_ctx.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
@@ -222,6 +226,118 @@ static void test_bad_state_names_both_states(void **state)
 	assert_error_says("doca_rdma_connect: DOCA_ERROR_BAD_STATE: connection");
 	assert_error_says("is connecting; this call needs it exported");
 	put(dst);
+}
+
+/* The other objects with a lifecycle: the same kind of line, from one
+ * helper, naming the object, its state, the state the call needs and
+ * what to do. */
+static void test_bad_state_mmap(void **state)
+{
+	static char region[4096];
+	struct doca_mmap *m = local_mmap(region, sizeof(region), DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	struct doca_mmap *fresh;
+	void *addr;
+	size_t len;
+
+	(void)state;
+	assert_fails(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_RDMA_READ), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_mmap_set_permissions: DOCA_ERROR_BAD_STATE: the mmap is started; this call needs it "
+			  "not started (set its properties before doca_mmap_start, or stop it first)");
+	assert_fails(doca_mmap_start(m), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_mmap_start: DOCA_ERROR_BAD_STATE: the mmap is started; this call needs it not "
+			  "started (it was started already; start it once)");
+	assert_ok(doca_mmap_stop(m));
+	assert_fails(doca_mmap_stop(m), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_mmap_stop: DOCA_ERROR_BAD_STATE: the mmap is stopped; this call needs it started");
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_mmap_create(&fresh));
+	assert_fails(doca_mmap_get_memrange(fresh, &addr, &len), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_mmap_get_memrange: DOCA_ERROR_BAD_STATE: the mmap is without a memory range; this "
+			  "call needs it given one (call doca_mmap_set_memrange first)");
+	assert_ok(doca_mmap_destroy(fresh));
+}
+
+static void test_bad_state_buf_inventory(void **state)
+{
+	static char region[4096];
+	struct doca_mmap *m = local_mmap(region, sizeof(region), DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	struct doca_buf_inventory *inv2;
+	struct doca_buf *b;
+
+	(void)state;
+	assert_ok(doca_buf_inventory_create(4, &inv2));
+	assert_fails(doca_buf_inventory_buf_get_by_addr(inv2, m, region, 64, &b), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_buf_inventory_buf_get_by_*: DOCA_ERROR_BAD_STATE: the buf inventory is not started; "
+			  "this call needs it started (call doca_buf_inventory_start before taking bufs)");
+	assert_fails(doca_buf_inventory_stop(inv2), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_buf_inventory_stop: DOCA_ERROR_BAD_STATE: the buf inventory is not started; this "
+			  "call needs it started");
+	assert_ok(doca_buf_inventory_start(inv2));
+	assert_fails(doca_buf_inventory_start(inv2), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_buf_inventory_start: DOCA_ERROR_BAD_STATE: the buf inventory is started; this call "
+			  "needs it not started (it was started already; start it once)");
+	assert_ok(doca_buf_inventory_stop(inv2));
+	assert_ok(doca_buf_inventory_destroy(inv2));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+static void test_bad_state_buf_pool(void **state)
+{
+	static char region[4096];
+	struct doca_mmap *m = local_mmap(region, sizeof(region), DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	struct doca_buf_pool *pool;
+	struct doca_buf *b;
+
+	(void)state;
+	assert_ok(doca_buf_pool_create(4, 64, m, &pool));
+	assert_fails(doca_buf_pool_buf_alloc(pool, &b), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_buf_pool_buf_alloc: DOCA_ERROR_BAD_STATE: the buf pool is not started; this call "
+			  "needs it started (call doca_buf_pool_start before allocating bufs)");
+	assert_ok(doca_buf_pool_start(pool));
+	assert_fails(doca_buf_pool_set_element_alignment(pool, 64), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_buf_pool_set_element_alignment: DOCA_ERROR_BAD_STATE: the buf pool is started; this "
+			  "call needs it not started (set its properties before doca_buf_pool_start)");
+	assert_ok(doca_buf_pool_stop(pool));
+	assert_ok(doca_buf_pool_destroy(pool));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+static void test_bad_state_sync_event(void **state)
+{
+	struct doca_sync_event *ev;
+	uint64_t value;
+
+	(void)state;
+	assert_ok(doca_sync_event_create(&ev));
+	assert_ok(doca_sync_event_add_publisher_location_cpu(ev, dev));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(ev, dev));
+	assert_fails(doca_sync_event_get(ev, &value), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_sync_event_get: DOCA_ERROR_BAD_STATE: the sync event is not started; this call "
+			  "needs it started (call doca_sync_event_start (or doca_ctx_start) first)");
+	assert_fails(doca_sync_event_stop(ev), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_sync_event_stop: DOCA_ERROR_BAD_STATE: the sync event is not started; this call "
+			  "needs it started");
+	assert_ok(doca_sync_event_start(ev));
+	assert_fails(doca_sync_event_add_publisher_location_cpu(ev, dev), DOCA_ERROR_BAD_STATE);
+	assert_error_says("DOCA_ERROR_BAD_STATE: the sync event is started; this call needs it not started "
+			  "(configure it before doca_sync_event_start, or stop it first)");
+	assert_ok(doca_sync_event_stop(ev));
+	assert_ok(doca_sync_event_destroy(ev));
+}
+
+static void test_bad_state_graph(void **state)
+{
+	struct doca_graph *graph;
+	struct doca_graph_instance *inst;
+
+	(void)state;
+	assert_ok(doca_graph_create(pe, &graph));
+	assert_fails(doca_graph_instance_create(graph, &inst), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_graph_instance_create: DOCA_ERROR_BAD_STATE: the graph is not started; this call "
+			  "needs it started (doca_graph_start it first)");
+	assert_ok(doca_graph_destroy(graph));
 }
 
 /* ---- (c) a PE nobody progresses ------------------------------------------- */
@@ -542,6 +658,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_full_case, teardown_sides),
 		cmocka_unit_test_teardown(test_empty_pool_explained_once, teardown_sides),
 		cmocka_unit_test_teardown(test_bad_state_names_both_states, teardown_sides),
+		cmocka_unit_test(test_bad_state_mmap),
+		cmocka_unit_test(test_bad_state_buf_inventory),
+		cmocka_unit_test(test_bad_state_buf_pool),
+		cmocka_unit_test(test_bad_state_sync_event),
+		cmocka_unit_test(test_bad_state_graph),
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
