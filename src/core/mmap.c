@@ -174,6 +174,16 @@ static doca_error_t mmap_bad_state(const struct doca_mmap *mmap, const char *cal
 	return softdoca_bad_state(call, "mmap", mmap_state(mmap), needs, hint);
 }
 
+/* Bufs still point into it: DOCA answers NOT_PERMITTED. */
+static doca_error_t mmap_refuse_bufs(const struct doca_mmap *mmap, const char *call, uint32_t num_bufs)
+{
+	char state[96];
+
+	snprintf(state, sizeof(state), "%s with %u doca_buf(s) pointing into it", mmap_state(mmap), num_bufs);
+	return softdoca_lifecycle_refuse(DOCA_ERROR_NOT_PERMITTED, call, "mmap", state, "without bufs",
+					 "release them (doca_buf_dec_refcount) first");
+}
+
 static doca_error_t mmap_check_config(const struct doca_mmap *mmap, doca_error_t started_err, const char *op)
 {
 	if (mmap->started && started_err == DOCA_ERROR_BAD_STATE)
@@ -474,8 +484,7 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 		return DOCA_ERROR_INVALID_VALUE;
 	num_bufs = mmap_num_bufs(mmap);
 	if (num_bufs > 0 && !mmap->thread_safe)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED,
-			    "cannot destroy mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+		return mmap_refuse_bufs(mmap, __func__, num_bufs);
 	if (mmap->started)
 		mmap_stop_now(mmap);
 	if (mmap->free_cb != NULL && mmap->ever_started && !mmap->from_export)
@@ -519,8 +528,7 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 		return mmap_bad_state(mmap, __func__, "started", "only a started mmap stops");
 	num_bufs = mmap_num_bufs(mmap);
 	if (num_bufs > 0)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED,
-			    "cannot stop mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+		return mmap_refuse_bufs(mmap, __func__, num_bufs);
 	mmap_stop_now(mmap);
 	return DOCA_SUCCESS;
 }
@@ -802,7 +810,8 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap must be started before it is exported");
+		return softdoca_lifecycle_refuse(DOCA_ERROR_NOT_PERMITTED, __func__, "mmap", mmap_state(mmap), "started",
+						 "export it after doca_mmap_start");
 	if ((mmap->permissions & SOFTDOCA_ACCESS_RDMA_FLAGS) == 0)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
 			    "mmap permissions 0x%x grant no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ, _WRITE or "

@@ -26,6 +26,7 @@
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_buf_pool.h>
+#include <doca_dma.h>
 #include <doca_graph.h>
 #include <doca_sync_event.h>
 #include <doca_ctx.h>
@@ -325,6 +326,88 @@ static void test_bad_state_sync_event(void **state)
 			  "(configure it before doca_sync_event_start, or stop it first)");
 	assert_ok(doca_sync_event_stop(ev));
 	assert_ok(doca_sync_event_destroy(ev));
+}
+
+static void on_memcpy(struct doca_dma_task_memcpy *task, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	doca_task_free(doca_dma_task_memcpy_as_task(task));
+}
+
+/* A dma context gets the context lines; a PE with a context connected
+ * cannot be destroyed (DOCA: IN_USE), said the same way. */
+static void test_bad_state_dma_and_pe(void **state)
+{
+	struct doca_pe *own_pe;
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+
+	(void)state;
+	assert_ok(doca_pe_create(&own_pe));
+	assert_ok(doca_dma_create(dev, &dma));
+	ctx = doca_dma_as_ctx(dma);
+	assert_ok(doca_dma_task_memcpy_set_conf(dma, on_memcpy, on_memcpy, 4));
+	assert_ok(doca_pe_connect_ctx(own_pe, ctx));
+	assert_fails(doca_pe_destroy(own_pe), DOCA_ERROR_IN_USE);
+	assert_error_says("doca_pe_destroy: DOCA_ERROR_IN_USE: the pe is connected to contexts; this call needs it "
+			  "without any (destroy every context connected to it (doca_pe_connect_ctx) first)");
+	assert_ok(doca_ctx_start(ctx));
+	assert_fails(doca_dma_task_memcpy_set_conf(dma, on_memcpy, on_memcpy, 8), DOCA_ERROR_BAD_STATE);
+	assert_error_says("dma memcpy set_conf: DOCA_ERROR_BAD_STATE: the dma context is running; this call needs it "
+			  "idle (configure it before doca_ctx_start or after it stopped)");
+	assert_fails(doca_dma_destroy(dma), DOCA_ERROR_BAD_STATE);
+	assert_error_says("context destroy: DOCA_ERROR_BAD_STATE: the dma context is running; this call needs it idle "
+			  "(stop it and progress its PE until it is idle before destroying it)");
+	assert_ok(doca_ctx_stop(ctx));
+	assert_ok(doca_dma_destroy(dma));
+	assert_ok(doca_pe_destroy(own_pe));
+}
+
+/* A task submitted twice. */
+static void test_bad_state_task(void **state)
+{
+	struct doca_rdma_task_receive *recv;
+	struct doca_buf *dst = buf_on(mmap_rw, mem + 8192, 64, 0);
+
+	(void)state;
+	pair_up(16);
+	recv = post_receive(&B, dst);
+	assert_fails(doca_task_submit(doca_rdma_task_receive_as_task(recv)), DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_task_submit: DOCA_ERROR_BAD_STATE: the task is in flight; this call needs it "
+			  "allocated and not in flight (submit a task once; submit it again only after its "
+			  "completion callback ran)");
+	side_destroy(&B); /* the receive completes with an error, freeing it */
+	put(dst);
+}
+
+/* Bufs still in an mmap: DOCA's NOT_PERMITTED, said the same way; and
+ * an export before start. */
+static void test_lifecycle_mmap_bufs(void **state)
+{
+	static char region[4096];
+	struct doca_mmap *m = local_mmap(region, sizeof(region), ALL_RDMA_PERMS);
+	struct doca_mmap *idle;
+	struct doca_buf *b = buf_on(m, region, 64, 0);
+	const void *desc;
+	size_t len;
+
+	(void)state;
+	assert_fails(doca_mmap_stop(m), DOCA_ERROR_NOT_PERMITTED);
+	assert_error_says("doca_mmap_stop: DOCA_ERROR_NOT_PERMITTED: the mmap is started with 1 doca_buf(s) pointing "
+			  "into it; this call needs it without bufs (release them (doca_buf_dec_refcount) first)");
+	assert_fails(doca_mmap_destroy(m), DOCA_ERROR_NOT_PERMITTED);
+	assert_error_says("doca_mmap_destroy: DOCA_ERROR_NOT_PERMITTED: the mmap is started with 1 doca_buf(s)");
+	put(b);
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_mmap_create(&idle));
+	assert_ok(doca_mmap_set_memrange(idle, region, sizeof(region)));
+	assert_ok(doca_mmap_add_dev(idle, dev));
+	assert_fails(doca_mmap_export_rdma(idle, dev, &desc, &len), DOCA_ERROR_NOT_PERMITTED);
+	assert_error_says("doca_mmap_export_rdma: DOCA_ERROR_NOT_PERMITTED: the mmap is not started; this call needs "
+			  "it started (export it after doca_mmap_start)");
+	assert_ok(doca_mmap_destroy(idle));
 }
 
 static void test_bad_state_graph(void **state)
@@ -663,6 +746,9 @@ int main(void)
 		cmocka_unit_test(test_bad_state_buf_pool),
 		cmocka_unit_test(test_bad_state_sync_event),
 		cmocka_unit_test(test_bad_state_graph),
+		cmocka_unit_test(test_bad_state_dma_and_pe),
+		cmocka_unit_test_teardown(test_bad_state_task, teardown_sides),
+		cmocka_unit_test(test_lifecycle_mmap_bufs),
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
