@@ -326,7 +326,9 @@ static doca_error_t conn_sides_agree(struct engine_conn *c, const struct wire_de
 {
 	struct engine_peer_side peer = {
 		.dc = (d->flags & WIRE_DESC_FLAG_DC) != 0,
-		.gid_type = d->gid_type,
+		/* Over RDMA CM the address connected to picks the GID, not
+		 * doca_rdma_set_gid_index: nothing to compare. */
+		.gid_type = c->cm_src.fd >= 0 ? (uint8_t)ENGINE_GID_UNKNOWN : d->gid_type,
 		.gid_index = d->gid_index,
 	};
 	doca_error_t status = engine_sides_agree(c->id, &c->worker->conf, &peer);

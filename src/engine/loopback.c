@@ -685,8 +685,8 @@ static doca_error_t lb_desc_resolve(const struct lb_conn *c, const void *desc, s
 		/* Serials are never reused: this one's context stopped (or the
 		 * descriptor is of another process, which this engine cannot reach). */
 		SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the peer's descriptor is from an rdma context "
-			    "of this process that has stopped since it exported it (each doca_ctx_start makes new "
-			    "descriptors), or from another process, which SOFTDOCA_ENGINE=loopback cannot reach; export "
+			    "of this process that has stopped since it exported it (or from another process, which "
+			    "SOFTDOCA_ENGINE=loopback cannot reach); each doca_ctx_start makes new descriptors: export "
 			    "again from the running context and pass the new descriptor",
 			    c->id);
 		return DOCA_ERROR_INVALID_VALUE;
