@@ -12,7 +12,8 @@
  *    (EXPLAIN_BAD_STALL_ENV=1) it checks the strict parser's line;
  *  - the two sides disagree (transport type, GID type) or the descriptor
  *    is stale (a context that stopped, a process that exited):
- *    doca_rdma_connect fails at once, or the connection soon, with the line.
+ *    doca_rdma_connect fails at once, or the connection soon, with the line
+ *    (the exited process case runs alone: EXPLAIN_EXITED_PEER=1).
  */
 #include <poll.h>
 #include <stdbool.h>
@@ -755,13 +756,18 @@ int main(void)
 		cmocka_unit_test_teardown(test_disagree_transport, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_gid_type, teardown_sides),
 		cmocka_unit_test_teardown(test_stale_descriptor_of_stopped_context, teardown_sides),
-		cmocka_unit_test_teardown(test_stale_descriptor_of_exited_process, teardown_sides),
 	};
 	const struct CMUnitTest env_tests[] = {
 		cmocka_unit_test(test_bad_stall_env),
 	};
+	/* Its own run (meson.build): UCX leaks a little on the way. */
+	const struct CMUnitTest exited_peer_tests[] = {
+		cmocka_unit_test_teardown(test_stale_descriptor_of_exited_process, teardown_sides),
+	};
 
 	if (getenv("EXPLAIN_BAD_STALL_ENV") != NULL)
 		return cmocka_run_group_tests(env_tests, group_setup, group_teardown);
+	if (getenv("EXPLAIN_EXITED_PEER") != NULL)
+		return cmocka_run_group_tests(exited_peer_tests, group_setup, group_teardown);
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
