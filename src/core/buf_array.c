@@ -13,6 +13,7 @@
 
 #include <doca_buf_array.h>
 
+#include "bad_state.h"
 #include "log_internal.h"
 #include "mmap.h"
 
@@ -77,7 +78,8 @@ doca_error_t doca_buf_arr_set_params(struct doca_buf_arr *buf_arr, struct doca_m
 	if (elem_size == 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_buf_arr_set_params: elem_size must be above 0");
 	if (buf_arr->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "doca_buf_arr_set_params: the array is started");
+		return softdoca_bad_state("doca_buf_arr_set_params", "buf array", "started", "not started",
+					  "set its parameters before doca_buf_arr_start");
 	core_mmap_hold(mmap);
 	if (buf_arr->mmap != NULL)
 		core_mmap_buf_put(buf_arr->mmap);
@@ -113,9 +115,11 @@ doca_error_t doca_buf_arr_start(struct doca_buf_arr *buf_arr)
 	if (buf_arr == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_buf_arr_start: buf_arr is NULL");
 	if (buf_arr->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "doca_buf_arr_start: already started");
+		return softdoca_bad_state("doca_buf_arr_start", "buf array", "started", "not started",
+					  "it was started already; start it once");
 	if (buf_arr->mmap == NULL)
-		return FAIL(DOCA_ERROR_BAD_STATE, "doca_buf_arr_start: call doca_buf_arr_set_params first");
+		return softdoca_bad_state("doca_buf_arr_start", "buf array", "without parameters", "given them",
+					  "call doca_buf_arr_set_params first");
 	err = buf_arr_check_fit(buf_arr);
 	if (err != DOCA_SUCCESS)
 		return err;

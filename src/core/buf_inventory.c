@@ -11,6 +11,7 @@
 
 #include <doca_buf_inventory.h>
 
+#include "bad_state.h"
 #include "buf.h"
 #include "buf_inventory.h"
 #include "live.h"
@@ -158,7 +159,8 @@ doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (inventory->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is already started");
+		return softdoca_bad_state(__func__, "buf inventory", "started", "not started",
+					  "it was started already; start it once");
 	inventory->started = true;
 	return DOCA_SUCCESS;
 }
@@ -171,7 +173,8 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 	if (softdoca_live_check(inventory, SOFTDOCA_LIVE_BUF_INVENTORY, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!inventory->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started");
+		return softdoca_bad_state(__func__, "buf inventory", "not started", "started",
+					  "call doca_buf_inventory_start first");
 	inventory->started = false;
 	return DOCA_SUCCESS;
 }
@@ -190,7 +193,8 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	if (addr == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf address is NULL");
 	if (!inventory->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started; start it before taking bufs");
+		return softdoca_bad_state("doca_buf_inventory_buf_get_by_*", "buf inventory", "not started", "started",
+					  "call doca_buf_inventory_start before taking bufs");
 	/* Written so that nothing can overflow. */
 	if (d < a || data_len > len || d - a > len - data_len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "data window [%p, +%zu) is outside the buf region [%p, +%zu)", data,
@@ -270,7 +274,8 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 	if (inventory == NULL || src_buf == NULL || dst_buf == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory, src_buf or dst_buf is NULL");
 	if (!inventory->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started");
+		return softdoca_bad_state(__func__, "buf inventory", "not started", "started",
+					  "call doca_buf_inventory_start first");
 	if (src_buf->refcount == 0)
 		return FAIL(DOCA_ERROR_BAD_STATE, "src_buf was already released");
 	if (src_buf->chained)
@@ -353,7 +358,8 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 	if (num_elements == 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "cannot expand an inventory by 0 elements");
 	if (!inventory->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "inventory is not started");
+		return softdoca_bad_state(__func__, "buf inventory", "not started", "started",
+					  "call doca_buf_inventory_start first");
 	if (num_elements > UINT32_MAX - inventory->num_elements)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "inventory of %u elements cannot grow by %u", inventory->num_elements,
 			    num_elements);

@@ -14,6 +14,7 @@
 #include <doca_buf_inventory.h>
 #include <doca_buf_pool.h>
 
+#include "bad_state.h"
 #include "buf.h"
 #include "buf_inventory.h"
 #include "log_internal.h"
@@ -142,7 +143,8 @@ doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool)
 	if (buf_pool == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf_pool is NULL");
 	if (buf_pool->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "buf pool is already started");
+		return softdoca_bad_state(__func__, "buf pool", "started", "not started",
+					  "it was started already; start it once");
 	err = core_mmap_started_range(buf_pool->mmap, &addr, &len);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -161,7 +163,7 @@ doca_error_t doca_buf_pool_stop(struct doca_buf_pool *buf_pool)
 	if (buf_pool == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf_pool is NULL");
 	if (!buf_pool->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "buf pool is not started");
+		return softdoca_bad_state(__func__, "buf pool", "not started", "started", "only a started buf pool stops");
 	out = pool_num_out(buf_pool);
 	if (out > 0)
 		return FAIL(DOCA_ERROR_IN_USE, "cannot stop buf pool: %u buf(s) not returned yet", out);
@@ -180,7 +182,8 @@ doca_error_t doca_buf_pool_buf_alloc(struct doca_buf_pool *buf_pool, struct doca
 	if (buf_pool == NULL || buf == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf_pool or buf output pointer is NULL");
 	if (!buf_pool->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "buf pool is not started; start it before allocating bufs");
+		return softdoca_bad_state(__func__, "buf pool", "not started", "started",
+					  "call doca_buf_pool_start before allocating bufs");
 	if (core_buf_inventory_take_indexed(buf_pool->inventory, &b, &index) != DOCA_SUCCESS)
 		return FAIL(DOCA_ERROR_EMPTY, "buf pool is empty: all %u bufs are out", buf_pool->num_elements);
 	slot = buf_pool->base + (uintptr_t)index * buf_pool->stride;
@@ -201,7 +204,8 @@ doca_error_t doca_buf_pool_set_user_data(struct doca_buf_pool *buf_pool, union d
 	if (buf_pool == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buf_pool is NULL");
 	if (buf_pool->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "cannot set user data of a started buf pool");
+		return softdoca_bad_state(__func__, "buf pool", "started", "not started",
+					  "set its properties before doca_buf_pool_start");
 	buf_pool->user_data = user_data;
 	return DOCA_SUCCESS;
 }
@@ -214,7 +218,8 @@ doca_error_t doca_buf_pool_set_element_alignment(struct doca_buf_pool *buf_pool,
 	if (element_alignment == 0 || (element_alignment & (element_alignment - 1)) != 0)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "element alignment %zu is not a power of two", element_alignment);
 	if (buf_pool->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "cannot set element alignment of a started buf pool");
+		return softdoca_bad_state(__func__, "buf pool", "started", "not started",
+					  "set its properties before doca_buf_pool_start");
 	buf_pool->alignment = element_alignment;
 	return DOCA_SUCCESS;
 }

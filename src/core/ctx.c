@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bad_state.h"
 #include "ctx.h"
 #include "dev.h"
 #include "live.h"
@@ -106,14 +107,13 @@ static const char *ctx_states_text(unsigned int mask, char *text, size_t size)
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_state(const struct doca_ctx *ctx, unsigned int mask,
 						      const char *func, const char *hint)
 {
-	char needs[48];
+	char needs[48], object[48];
 
 	if (mask & SOFTDOCA_CTX_STATE_BIT(ctx->state))
 		return DOCA_SUCCESS;
-	SDK_LOG_ERR("%s: DOCA_ERROR_BAD_STATE: the %s context is %s; this call needs it %s%s%s%s", func,
-		    ctx->ops->name, softdoca_ctx_state_name(ctx->state), ctx_states_text(mask, needs, sizeof(needs)),
-		    hint != NULL ? " (" : "", hint != NULL ? hint : "", hint != NULL ? ")" : "");
-	return DOCA_ERROR_BAD_STATE;
+	snprintf(object, sizeof(object), "%s context", ctx->ops->name);
+	return softdoca_bad_state(func, object, softdoca_ctx_state_name(ctx->state),
+				  ctx_states_text(mask, needs, sizeof(needs)), hint);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_ctx_check_idle(const struct doca_ctx *ctx, const char *what)

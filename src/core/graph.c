@@ -21,6 +21,7 @@
 
 #include <doca_graph.h>
 
+#include "bad_state.h"
 #include "ctx.h"
 #include "graph.h"
 #include "log_internal.h"
@@ -453,10 +454,9 @@ doca_error_t doca_graph_destroy(struct doca_graph *graph)
 		SDK_LOG_ERR("doca_graph_destroy: graph is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (graph->started) {
-		SDK_LOG_ERR("doca_graph_destroy: graph %p is started; stop it first", (void *)graph);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (graph->started)
+		return softdoca_bad_state("doca_graph_destroy", "graph", "started", "stopped",
+					  "doca_graph_stop it (its instances destroyed) first");
 	if (graph->num_parents > 0) {
 		SDK_LOG_ERR("doca_graph_destroy: graph %p is the sub-graph of %u nodes of other graphs; destroy those first",
 			    (void *)graph, graph->num_parents);
@@ -480,10 +480,9 @@ doca_error_t doca_graph_destroy(struct doca_graph *graph)
 
 static doca_error_t graph_check_stopped(const struct doca_graph *graph, const char *what)
 {
-	if (graph->started) {
-		SDK_LOG_ERR("%s: graph %p is started; configure it before doca_graph_start", what, (void *)graph);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (graph->started)
+		return softdoca_bad_state(what, "graph", "started", "not started",
+					  "configure it before doca_graph_start, or stop it first");
 	return DOCA_SUCCESS;
 }
 
@@ -636,8 +635,8 @@ doca_error_t doca_graph_node_create_from_graph(struct doca_graph *graph, struct 
 	if (!sub_graph->started) {
 		/* A started sub-graph is frozen, which is also what rules out a
 		 * cycle of graphs (A in B in A). */
-		SDK_LOG_ERR("doca_graph_node_create_from_graph: the sub-graph must be started first");
-		return DOCA_ERROR_BAD_STATE;
+		return softdoca_bad_state("doca_graph_node_create_from_graph", "sub-graph", "not started", "started",
+					  "doca_graph_start the sub-graph first");
 	}
 	status = graph_node_add(graph, GRAPH_NODE_SUB, "doca_graph_node_create_from_graph", node);
 	if (status != DOCA_SUCCESS)
@@ -758,9 +757,11 @@ static doca_error_t graph_check_contexts(const struct doca_graph *graph)
 			return DOCA_ERROR_BAD_STATE;
 		}
 		if (node->u.ctx->state != DOCA_CTX_STATE_RUNNING) {
-			SDK_LOG_ERR("doca_graph_start: the %s context of node %u is not running; start it first",
-				    node->u.ctx->ops->name, i);
-			return DOCA_ERROR_BAD_STATE;
+			char object[64];
+
+			snprintf(object, sizeof(object), "%s context of node %u", node->u.ctx->ops->name, i);
+			return softdoca_bad_state("doca_graph_start", object, softdoca_ctx_state_name(node->u.ctx->state),
+						  "running", "doca_ctx_start it before doca_graph_start");
 		}
 	}
 	return DOCA_SUCCESS;
@@ -840,10 +841,9 @@ doca_error_t doca_graph_instance_create(const struct doca_graph *graph, struct d
 		SDK_LOG_ERR("doca_graph_instance_create: %s is NULL", graph == NULL ? "graph" : "instance output pointer");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!graph->started) {
-		SDK_LOG_ERR("doca_graph_instance_create: graph %p is not started", (void *)graph);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (!graph->started)
+		return softdoca_bad_state("doca_graph_instance_create", "graph", "not started", "started",
+					  "doca_graph_start it first");
 	if (graph->num_instances >= graph->max_instances) {
 		SDK_LOG_ERR("doca_graph_instance_create: graph %p already has %u instances, its num_instances",
 			    (void *)graph, graph->num_instances);
@@ -930,10 +930,9 @@ static doca_error_t graph_node_data_slot(struct doca_graph_instance *inst, const
 		SDK_LOG_ERR("%s: %s is NULL", what, inst == NULL ? "graph_instance" : "node");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (inst->state != GRAPH_INST_IDLE) {
-		SDK_LOG_ERR("%s: instance %p is submitted", what, (void *)inst);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (inst->state != GRAPH_INST_IDLE)
+		return softdoca_bad_state(what, "graph instance", "submitted", "idle",
+					  "change it after its completion callback ran");
 	if (node->graph != inst->graph) {
 		SDK_LOG_ERR("%s: the node belongs to another graph than the instance's", what);
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -1034,9 +1033,8 @@ doca_error_t doca_graph_instance_submit(struct doca_graph_instance *graph_instan
 		SDK_LOG_ERR("doca_graph_instance_submit: graph_instance is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!graph_instance->graph->started) {
-		SDK_LOG_ERR("doca_graph_instance_submit: the graph of instance %p is not started", (void *)graph_instance);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (!graph_instance->graph->started)
+		return softdoca_bad_state("doca_graph_instance_submit", "graph of this instance", "not started",
+					  "started", "doca_graph_start it first");
 	return graph_instance_begin(graph_instance, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "log_internal.h"
 #include "dev.h"
+#include "bad_state.h"
 #include "mmap.h"
 #include "live.h"
 #include "registry.h"
@@ -159,8 +160,35 @@ static void mmap_put(struct doca_mmap *mmap)
 /* The one place that decides whether the configuration may still change.
  * DOCA answers BAD_STATE for the set_* calls on a started mmap and
  * NOT_PERMITTED for device changes; callers pass which. */
+/* "not started", "started", "stopped": for the BAD_STATE lines. */
+static const char *mmap_state(const struct doca_mmap *mmap)
+{
+	if (mmap->started)
+		return mmap->from_export ? "started (created from an export)" : "started";
+	return mmap->ever_started ? "stopped" : "not started";
+}
+
+static doca_error_t mmap_bad_state(const struct doca_mmap *mmap, const char *call, const char *needs,
+				   const char *hint)
+{
+	return softdoca_bad_state(call, "mmap", mmap_state(mmap), needs, hint);
+}
+
+/* Bufs still point into it: DOCA answers NOT_PERMITTED. */
+static doca_error_t mmap_refuse_bufs(const struct doca_mmap *mmap, const char *call, uint32_t num_bufs)
+{
+	char state[96];
+
+	snprintf(state, sizeof(state), "%s with %u doca_buf(s) pointing into it", mmap_state(mmap), num_bufs);
+	return softdoca_lifecycle_refuse(DOCA_ERROR_NOT_PERMITTED, call, "mmap", state, "without bufs",
+					 "release them (doca_buf_dec_refcount) first");
+}
+
 static doca_error_t mmap_check_config(const struct doca_mmap *mmap, doca_error_t started_err, const char *op)
 {
+	if (mmap->started && started_err == DOCA_ERROR_BAD_STATE)
+		return mmap_bad_state(mmap, op, "not started",
+				      "set its properties before doca_mmap_start, or stop it first");
 	if (mmap->started)
 		return FAIL(started_err, "%s: mmap is started; stop it before changing its configuration", op);
 	if (mmap->from_export)
@@ -456,8 +484,7 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 		return DOCA_ERROR_INVALID_VALUE;
 	num_bufs = mmap_num_bufs(mmap);
 	if (num_bufs > 0 && !mmap->thread_safe)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED,
-			    "cannot destroy mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+		return mmap_refuse_bufs(mmap, __func__, num_bufs);
 	if (mmap->started)
 		mmap_stop_now(mmap);
 	if (mmap->free_cb != NULL && mmap->ever_started && !mmap->from_export)
@@ -476,7 +503,7 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is already started");
+		return mmap_bad_state(mmap, __func__, "not started", "it was started already; start it once");
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be started again");
 	if (!mmap->range_set)
@@ -498,11 +525,10 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started");
+		return mmap_bad_state(mmap, __func__, "started", "only a started mmap stops");
 	num_bufs = mmap_num_bufs(mmap);
 	if (num_bufs > 0)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED,
-			    "cannot stop mmap: %u doca_buf(s) still point into it; release them first", num_bufs);
+		return mmap_refuse_bufs(mmap, __func__, num_bufs);
 	mmap_stop_now(mmap);
 	return DOCA_SUCCESS;
 }
@@ -601,7 +627,8 @@ doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, s
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (!mmap->range_set)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap memory range was never set");
+		return softdoca_bad_state(__func__, "mmap", "without a memory range", "given one",
+					  "call doca_mmap_set_memrange first");
 	*addr = (void *)mmap->addr;
 	*len = mmap->len;
 	return DOCA_SUCCESS;
@@ -783,7 +810,8 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap must be started before it is exported");
+		return softdoca_lifecycle_refuse(DOCA_ERROR_NOT_PERMITTED, __func__, "mmap", mmap_state(mmap), "started",
+						 "export it after doca_mmap_start");
 	if ((mmap->permissions & SOFTDOCA_ACCESS_RDMA_FLAGS) == 0)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
 			    "mmap permissions 0x%x grant no RDMA access; set DOCA_ACCESS_FLAG_RDMA_READ, _WRITE or "
@@ -901,7 +929,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *m
 	if (!mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was not created from an export; a remote mmap is needed");
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "remote mmap is stopped");
+		return mmap_bad_state(mmap, "remote mmap use", "started", "a stopped remote mmap describes nothing");
 	*info = mmap->remote;
 	return DOCA_SUCCESS;
 }
@@ -914,7 +942,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was created from an export; a local mmap is needed");
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started");
+		return mmap_bad_state(mmap, "local mmap use", "started", "start it with doca_mmap_start first");
 	if (dev != NULL && mmap_find_dev(mmap, dev) < 0)
 		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to the mmap");
 	*permissions = mmap->permissions;
@@ -924,7 +952,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 doca_error_t core_mmap_buf_check(const struct doca_mmap *mmap, uintptr_t addr, size_t len)
 {
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it before taking bufs");
+		return mmap_bad_state(mmap, "buf get", "started", "start it with doca_mmap_start before taking bufs");
 	/* Written so that nothing can overflow. */
 	if (addr < mmap->addr || len > mmap->len || addr - mmap->addr > mmap->len - len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "buffer [0x%lx, +%zu) is outside the mmap range [0x%lx, +%zu)",
@@ -945,7 +973,8 @@ doca_error_t core_mmap_buf_get(struct doca_mmap *mmap, uintptr_t addr, size_t le
 doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap)
 {
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap of the buffer to duplicate is not started");
+		return mmap_bad_state(mmap, "doca_buf_inventory_buf_dup", "started",
+				      "the buf's mmap was stopped; duplicate bufs of a started mmap");
 	atomic_fetch_add(&mmap->refs, 1);
 	return DOCA_SUCCESS;
 }
@@ -953,7 +982,8 @@ doca_error_t core_mmap_buf_get_dup(struct doca_mmap *mmap)
 doca_error_t core_mmap_started_range(const struct doca_mmap *mmap, uintptr_t *addr, size_t *len)
 {
 	if (!mmap->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "mmap is not started (or was stopped); start it first");
+		return mmap_bad_state(mmap, "buf pool/array start", "started",
+				      "start the mmap with doca_mmap_start first");
 	*addr = mmap->addr;
 	*len = mmap->len;
 	return DOCA_SUCCESS;

@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "bad_state.h"
 #include "ctx.h"
 #include "graph.h"
 #include "live.h"
@@ -73,15 +74,13 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	}
 	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (pe->ctxs != NULL) {
-		SDK_LOG_ERR("doca_pe_destroy: contexts are still connected; destroy them first");
-		return DOCA_ERROR_IN_USE;
-	}
-	if (pe->graphs != NULL && pe->graphs->num_graphs > 0) {
-		SDK_LOG_ERR("doca_pe_destroy: %u graphs are still bound to it; destroy them first",
-			    pe->graphs->num_graphs);
-		return DOCA_ERROR_IN_USE;
-	}
+	if (pe->ctxs != NULL)
+		return softdoca_lifecycle_refuse(DOCA_ERROR_IN_USE, __func__, "pe", "connected to contexts",
+						 "without any",
+						 "destroy every context connected to it (doca_pe_connect_ctx) first");
+	if (pe->graphs != NULL && pe->graphs->num_graphs > 0)
+		return softdoca_lifecycle_refuse(DOCA_ERROR_IN_USE, __func__, "pe", "bound to graphs", "without any",
+						 "doca_graph_destroy every graph created on it first");
 	core_pe_stall_unwatch(pe);
 	free(pe->graphs);
 	close(pe->event_fd);

@@ -28,6 +28,7 @@
 #include <doca_buf.h>
 #include <doca_sync_event.h>
 
+#include "bad_state.h"
 #include "buf.h"
 #include "ctx.h"
 #include "dev.h"
@@ -327,15 +328,37 @@ static doca_error_t se_check_locations(const struct doca_sync_event *ev, const c
 	return DOCA_SUCCESS;
 }
 
+/* "started", "not started", "a running context": for the BAD_STATE lines. */
+static const char *se_state(const struct doca_sync_event *ev)
+{
+	if (ev->mode == SE_MODE_CTX) {
+		switch (ev->ctx.state) {
+		case DOCA_CTX_STATE_IDLE:
+			return "an idle context (doca_sync_event_as_ctx)";
+		case DOCA_CTX_STATE_STARTING:
+			return "a starting context";
+		case DOCA_CTX_STATE_RUNNING:
+			return "a running context";
+		case DOCA_CTX_STATE_STOPPING:
+			return "a stopping context";
+		}
+	}
+	return atomic_load(&ev->active) || ev->started ? "started" : "not started";
+}
+
+static doca_error_t se_bad_state(const struct doca_sync_event *ev, const char *call, const char *needs,
+				 const char *hint)
+{
+	return softdoca_bad_state(call, "sync event", se_state(ev), needs, hint);
+}
+
 /* The one place that decides whether the configuration may still change. */
 static doca_error_t se_check_config(const struct doca_sync_event *ev, const char *op)
 {
 	if (ev->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "%s: sync event is started; stop it before changing its configuration",
-			    op);
+		return se_bad_state(ev, op, "not started", "configure it before doca_sync_event_start, or stop it first");
 	if (ev->mode == SE_MODE_CTX && ev->ctx.state != DOCA_CTX_STATE_IDLE)
-		return FAIL(DOCA_ERROR_BAD_STATE,
-			    "%s: sync event context is not idle; stop it before changing its configuration", op);
+		return se_bad_state(ev, op, "idle", "configure it before doca_ctx_start, or stop it first");
 	return DOCA_SUCCESS;
 }
 
@@ -592,7 +615,7 @@ static doca_error_t se_wait(struct doca_sync_event *ev, enum se_cond cond, uint6
 	 * first and then waits for the count to drop. */
 	atomic_fetch_add(&ev->waiters, 1);
 	if (!atomic_load(&ev->active)) {
-		status = FAIL(DOCA_ERROR_BAD_STATE, "%s: sync event is not started", op);
+		status = se_bad_state(ev, op, "started", "wait only on a started sync event");
 	} else {
 		status = se_wait_loop(ev, cond, value, mask, yield);
 		if (status != DOCA_SUCCESS)
@@ -982,11 +1005,10 @@ doca_error_t doca_sync_event_start(struct doca_sync_event *event)
 	if (event == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_sync_event_start: event is NULL");
 	if (event->mode == SE_MODE_CTX)
-		return FAIL(DOCA_ERROR_BAD_STATE,
-			    "doca_sync_event_start: the sync event was turned into a context; start it with "
-			    "doca_ctx_start");
+		return se_bad_state(event, "doca_sync_event_start", "a plain sync event",
+				    "it was turned into a context: start it with doca_ctx_start");
 	if (event->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "doca_sync_event_start: sync event is already started");
+		return se_bad_state(event, "doca_sync_event_start", "not started", "it was started already; start it once");
 	err = se_check_locations(event, "doca_sync_event_start");
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -1002,10 +1024,10 @@ doca_error_t doca_sync_event_stop(struct doca_sync_event *event)
 	if (event == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_sync_event_stop: event is NULL");
 	if (event->mode == SE_MODE_CTX)
-		return FAIL(DOCA_ERROR_BAD_STATE,
-			    "doca_sync_event_stop: the sync event runs as a context; stop it with doca_ctx_stop");
+		return se_bad_state(event, "doca_sync_event_stop", "a plain sync event",
+				    "it runs as a context: stop it with doca_ctx_stop");
 	if (!event->started)
-		return FAIL(DOCA_ERROR_BAD_STATE, "doca_sync_event_stop: sync event is not started");
+		return se_bad_state(event, "doca_sync_event_stop", "started", "only a started sync event stops");
 	se_deactivate(event);
 	event->started = false;
 	return DOCA_SUCCESS;
@@ -1181,7 +1203,7 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 static doca_error_t se_check_active(const struct doca_sync_event *ev, const char *op)
 {
 	if (unlikely(!atomic_load_explicit(&ev->active, memory_order_acquire)))
-		return FAIL(DOCA_ERROR_BAD_STATE, "%s: sync event is not started", op);
+		return se_bad_state(ev, op, "started", "call doca_sync_event_start (or doca_ctx_start) first");
 	return DOCA_SUCCESS;
 }
 
@@ -1274,7 +1296,7 @@ doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
 	if (event == NULL || data == NULL || sz == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "%s: event or an output pointer is NULL", __func__);
 	if (!atomic_load(&event->active))
-		return FAIL(DOCA_ERROR_BAD_STATE, "%s: sync event must be started before it is exported", __func__);
+		return se_bad_state(event, __func__, "started", "export it after doca_sync_event_start");
 	if (event->publisher != SE_LOC_REMOTE_NET)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
 			    "%s: sync event publisher location is %s; only an event with a remote_net publisher "

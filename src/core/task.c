@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bad_state.h"
 #include "ctx.h"
 #include "graph.h"
 #include "log_internal.h"
@@ -209,11 +210,11 @@ static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 		SDK_LOG_ERR("doca_task_submit: task is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (unlikely(task->state != SOFTDOCA_TASK_ALLOCATED)) {
-		SDK_LOG_ERR("doca_task_submit: task %p is %s", (void *)task,
-			    task->state == SOFTDOCA_TASK_FREE ? "free (not allocated)" : "already in flight");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (unlikely(task->state != SOFTDOCA_TASK_ALLOCATED))
+		return softdoca_bad_state("doca_task_submit", "task",
+					  task->state == SOFTDOCA_TASK_FREE ? "free (not allocated)" : "in flight",
+					  "allocated and not in flight",
+					  "submit a task once; submit it again only after its completion callback ran");
 	ctx = task->type->ctx;
 	if (unlikely(ctx->state != DOCA_CTX_STATE_RUNNING))
 		return softdoca_ctx_check_state(ctx, SOFTDOCA_CTX_STATE_BIT(DOCA_CTX_STATE_RUNNING), "doca_task_submit",

@@ -19,6 +19,11 @@ static inline void put_u32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
 static inline uint16_t get_u16(const uint8_t *p)
 {
 	uint16_t v;

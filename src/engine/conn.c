@@ -12,6 +12,7 @@
  * endpoint), so a DC passive side, which never connects, can answer too.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -134,6 +135,11 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	memcpy(d.secret, c->secret, sizeof(d.secret));
 	d.pid = (uint32_t)getpid();
 	engine_host_identity(d.host_id, &d.pid_ns);
+	d.proc_start = engine_self_start_time();
+	d.run = w->run;
+	/* A soft device has far fewer GIDs than 65535. */
+	d.gid_index = (uint16_t)(w->conf.gid_index > UINT16_MAX ? UINT16_MAX : w->conf.gid_index);
+	d.gid_type = w->conf.gid_type;
 	d.worker_addr = (const uint8_t *)w->own_addr; /* taken once, at worker creation */
 	d.worker_addr_len = (uint32_t)w->own_addr_len;
 	status = wire_desc_build(&d, &c->desc, &c->desc_len);
@@ -173,7 +179,9 @@ static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
 	(void)ep;
 	if (c->state == CONN_CLOSED)
 		return;
-	if (engine_conn_loss_is_error(c))
+	if (c->peer_claims_exited && !c->peer_hello)
+		engine_explain_peer_exited(c->id, c->peer_pid, "its address does not answer (UCX: the peer is unreachable)");
+	else if (engine_conn_loss_is_error(c))
 		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its %u operations in flight", c->id,
 			    ucs_status_string(st), engine_sq_busy(&c->sq) + c->tq_len);
 	else
@@ -280,6 +288,11 @@ static doca_error_t conn_ep_create(struct engine_conn *c, const uint8_t *addr, s
 	ep.err_handler.cb = conn_ep_error;
 	ep.err_handler.arg = c;
 	st = ucp_ep_create(w->ucp, &ep, &c->ep);
+	if (st != UCS_OK && c->peer_claims_exited) {
+		engine_explain_peer_exited(c->id, c->peer_pid, "its address cannot be reached");
+		c->ep = NULL;
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
 	if (st != UCS_OK) {
 		SDK_LOG_ERR_RL("connection %u: cannot reach the peer's address: %s", c->id, ucs_status_string(st));
 		c->ep = NULL;
@@ -306,10 +319,29 @@ static doca_error_t conn_say_hello(struct engine_conn *c)
 			       w->conf.dc ? w->own_addr_len : 0);
 }
 
+/* The two sides must agree (transport, GID type), and the descriptor
+ * must be of a context that still runs, as far as this host can tell: a
+ * mismatch fails the connect now rather than leaving it to hang. */
+static doca_error_t conn_sides_agree(struct engine_conn *c, const struct wire_desc *d)
+{
+	struct engine_peer_side peer = {
+		.dc = (d->flags & WIRE_DESC_FLAG_DC) != 0,
+		/* Over RDMA CM the address connected to picks the GID, not
+		 * doca_rdma_set_gid_index: nothing to compare. */
+		.gid_type = c->cm_src.fd >= 0 ? (uint8_t)ENGINE_GID_UNKNOWN : d->gid_type,
+		.gid_index = d->gid_index,
+	};
+	doca_error_t status = engine_sides_agree(c->id, &c->worker->conf, &peer);
+
+	if (status != DOCA_SUCCESS || !peer_on_this_host(d))
+		return status;
+	c->peer_pid = d->pid;
+	return engine_peer_is_current(c->id, d->pid, d->proc_start, d->run, &c->peer_claims_exited);
+}
+
 /* Bind c to the peer's descriptor: our endpoint, then HELLO. Lock held. */
 doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len)
 {
-	struct engine_worker *w = c->worker;
 	struct wire_desc d;
 	bool same_host;
 	doca_error_t status;
@@ -317,16 +349,14 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 	status = wire_desc_parse(desc, desc_len, &d);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (!!(d.flags & WIRE_DESC_FLAG_DC) != w->conf.dc) {
-		SDK_LOG_ERR_RL("peer uses the %s transport but this context uses %s", d.flags & WIRE_DESC_FLAG_DC ? "DC" : "RC",
-			    w->conf.dc ? "DC" : "RC");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	if (c->state != CONN_EXPORTED || c->ep != NULL) {
 		SDK_LOG_ERR("connection %u is %s: connect works once, on an exported connection", c->id,
 			    c->state == CONN_CONNECTED ? "already connected" : "closed");
 		return DOCA_ERROR_BAD_STATE;
 	}
+	status = conn_sides_agree(c, &d);
+	if (status != DOCA_SUCCESS)
+		return status;
 	if (c->peer_hello && (c->peer_id != d.conn_id || memcmp(c->peer_secret, d.secret, ENGINE_SECRET_LEN) != 0)) {
 		SDK_LOG_ERR_RL("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;

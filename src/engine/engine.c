@@ -996,6 +996,7 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 	status = svc_register(w);
 	if (status != DOCA_SUCCESS)
 		goto destroy_ucp;
+	w->run = engine_run_add();
 	*worker_out = w;
 	return DOCA_SUCCESS;
 
@@ -1016,6 +1017,8 @@ void engine_worker_destroy(struct engine_worker *w)
 {
 	if (w == NULL)
 		return;
+	/* From now on a descriptor of this worker is a stale one. */
+	engine_run_remove(w->run);
 	svc_unregister(w);
 	engine_cm_close_listeners(w);
 	pthread_mutex_lock(&w->lock);

@@ -117,6 +117,14 @@ enum engine_conn_event {
 	ENGINE_CONN_REQUEST,     /* RDMA CM: a client asks to connect (server side) */
 };
 
+/* The kind of GID a side's doca_rdma_set_gid_index names (the numbers
+ * descriptors carry). RoCE connects only GIDs of one kind. */
+enum engine_gid_type {
+	ENGINE_GID_UNKNOWN = 0, /* not said: the device has no address */
+	ENGINE_GID_IPV4 = 1,    /* ::ffff:a.b.c.d */
+	ENGINE_GID_IPV6 = 2,
+};
+
 struct engine_worker_conf {
 	bool dc;                        /* DC transport: the passive side never connects */
 	uint16_t max_connections;
@@ -124,6 +132,7 @@ struct engine_worker_conf {
 	uint32_t send_queue_size;       /* most operations outstanding at once per connection (DOCA_ERROR_FULL past it) */
 	uint32_t permissions;           /* doca_access_flag bits peers get (RDMA_READ/WRITE/ATOMIC) */
 	uint32_t gid_index;             /* which local address to use (soft devices) */
+	uint8_t gid_type;               /* enum engine_gid_type of that address */
 	uint32_t request_timeout_ms;    /* RDMA CM: a connection not established by then fails */
 	uint32_t trace_track;           /* the context's timeline track (softdoca_trace_conn_track), 0: off */
 	/* Connection state changes; any thread, see the file comment. */
@@ -273,6 +282,40 @@ doca_error_t engine_fault_wrap(const struct engine_ops *inner, const struct engi
 
 /* Parsers of untrusted bytes, exposed for the fuzz target. */
 doca_error_t engine_conn_desc_check(const void *desc, size_t desc_len);
+
+/* What a peer's descriptor says about its side, compared with ours
+ * before anything is sent (disagree.c). */
+struct engine_peer_side {
+	bool dc;
+	uint8_t gid_type;   /* enum engine_gid_type */
+	uint32_t gid_index;
+};
+
+/* DOCA_ERROR_INVALID_VALUE and one ERROR line naming connection conn_id,
+ * both sides' values and the fix when the two sides disagree on the
+ * transport type or on the kind of GID; DOCA_SUCCESS otherwise. */
+doca_error_t engine_sides_agree(uint32_t conn_id, const struct engine_worker_conf *ours,
+				const struct engine_peer_side *peer);
+
+/* For a peer on this host, per the descriptor's claims (proc_start and
+ * run 0: not said): a descriptor of an rdma context of this process that
+ * has stopped since it exported is DOCA_ERROR_INVALID_VALUE with one
+ * ERROR line (disagree.c). For another process, *claims_exited says
+ * whether the pid it names has exited (or names another process now);
+ * a claim decides nothing (keepalive.c), it only explains a failure. */
+doca_error_t engine_peer_is_current(uint32_t conn_id, uint32_t peer_pid, uint64_t proc_start, uint32_t run,
+				    bool *claims_exited);
+
+/* The ERROR line for a connection whose descriptor claims an exited
+ * process and whose peer is indeed unreachable; what: how that showed. */
+void engine_explain_peer_exited(uint32_t conn_id, uint32_t peer_pid, const char *what);
+
+/* This process's start time (clock ticks after boot; 0 if unknown), and
+ * the serials of the UCX workers alive in it: a descriptor carries its
+ * worker's, so one from a stopped context is told apart. */
+uint64_t engine_self_start_time(void);
+uint32_t engine_run_add(void);
+void engine_run_remove(uint32_t run);
 doca_error_t engine_wire_header_check(const void *header, size_t header_len);
 
 #endif /* SOFTDOCA_ENGINE_H_ */

@@ -120,6 +120,10 @@ struct engine_conn {
 	bool peer_hello;                    /* the peer connected to us (its HELLO arrived) */
 	bool established_reported;
 	bool flushed;                       /* our endpoint's flush completed */
+	/* The descriptor connected to names a process on this host that has
+	 * exited: only a claim, it explains a failure (disagree.c). */
+	bool peer_claims_exited;
+	uint32_t peer_pid;
 	uint8_t secret[ENGINE_SECRET_LEN];  /* ours: peers must present it */
 	uint32_t peer_id;
 	uint8_t peer_secret[ENGINE_SECRET_LEN];
@@ -236,6 +240,7 @@ struct engine_worker {
 	int efd;
 	pthread_mutex_t lock;               /* serialises the app thread and the service thread */
 	struct engine_worker_conf conf;
+	uint32_t run;                       /* serial of this worker in the process (disagree.c); 0 if none */
 
 	struct engine_conn *conns;
 	uint32_t num_conns;                 /* exported so far */

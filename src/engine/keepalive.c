@@ -183,6 +183,8 @@ static void conn_sweep(struct engine_conn *c, uint64_t now)
 	quiet = elapsed_ns(now, c->last_heard_ns);
 	/* (A peer busy moving data gets longer: its answers wait behind it.) */
 	if (quiet >= t->timeout_ns && quiet >= t->timeout_ns + bulk_allowance_ns(c)) {
+		if (c->peer_claims_exited && !c->peer_hello && !c->worker->stopping)
+			engine_explain_peer_exited(c->id, c->peer_pid, "nothing answers at its address");
 		SDK_LOG(c->worker->stopping ? DOCA_LOG_LEVEL_DEBUG : DOCA_LOG_LEVEL_ERROR,
 			"connection %u: no word from the peer for %llu ms (%s=%llu): it is gone or unreachable; "
 			"failing the connection",

@@ -649,13 +649,16 @@ static void lb_desc_build(const struct lb_conn *c)
 
 /* The connection a descriptor names, checked field by field (it comes
  * from the application, i.e. from outside). Lock held. */
-static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, struct lb_conn **peer_out)
+static doca_error_t lb_desc_resolve(const struct lb_conn *c, const void *desc, size_t desc_len,
+				    struct lb_conn **peer_out)
 {
 	static const uint8_t zero[ENGINE_SECRET_LEN];
 	const uint8_t *d = desc;
+	struct engine_peer_side peer;
 	uint64_t serial;
 	uint32_t id;
 	struct lb_worker *w;
+	doca_error_t status;
 
 	if (desc == NULL || desc_len != LB_DESC_LEN) {
 		SDK_LOG_ERR("loopback descriptor of %zu bytes: it has %d (is the peer using SOFTDOCA_ENGINE=loopback too?)",
@@ -671,11 +674,6 @@ static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, 
 		SDK_LOG_ERR("loopback descriptor with unknown flags %#x or reserved bits set", d[LB_DESC_OFF_FLAGS]);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!!(d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != dc) {
-		SDK_LOG_ERR("peer uses the %s transport but this context uses %s",
-			    d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC ? "DC" : "RC", dc ? "DC" : "RC");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	if (memcmp(d + LB_DESC_OFF_SECRET, zero, ENGINE_SECRET_LEN) == 0) {
 		SDK_LOG_ERR("loopback descriptor without a secret");
 		return DOCA_ERROR_INVALID_VALUE;
@@ -684,9 +682,24 @@ static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, 
 	id = get_u32(d + LB_DESC_OFF_CONN);
 	for (w = lb_workers; w != NULL && w->serial != serial; w = w->next)
 		;
-	if (w == NULL || id == 0 || id > w->num_conns) {
-		SDK_LOG_ERR("loopback descriptor names connection %u of worker %llu, which this process does not have",
-			    id, (unsigned long long)serial);
+	if (w == NULL) {
+		/* Serials are never reused: this one's context stopped (or the
+		 * descriptor is of another process, which this engine cannot reach). */
+		SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the peer's descriptor is from an rdma context "
+			    "of this process that has stopped since it exported it (or from another process, which "
+			    "SOFTDOCA_ENGINE=loopback cannot reach); each doca_ctx_start makes new descriptors: export "
+			    "again from the running context and pass the new descriptor",
+			    c->id);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (id == 0 || id > w->num_conns) {
+		SDK_LOG_ERR("loopback descriptor names connection %u of worker %llu, which it does not have", id,
+			    (unsigned long long)serial);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!!(d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC) != w->conf.dc) {
+		SDK_LOG_ERR("loopback descriptor of connection %u says %s, but its context is %s", id,
+			    d[LB_DESC_OFF_FLAGS] & LB_DESC_FLAG_DC ? "DC" : "RC", w->conf.dc ? "DC" : "RC");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (w->conns[id - 1].state == LB_FREE || w->conns[id - 1].state == LB_CLOSED ||
@@ -694,6 +707,13 @@ static doca_error_t lb_desc_resolve(const void *desc, size_t desc_len, bool dc, 
 		SDK_LOG_ERR("loopback descriptor of connection %u: closed, or its secret is wrong", id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* In this process: the peer's settings themselves, not a claim. */
+	peer.dc = w->conf.dc;
+	peer.gid_type = w->conf.gid_type;
+	peer.gid_index = w->conf.gid_index;
+	status = engine_sides_agree(c->id, &c->worker->conf, &peer);
+	if (status != DOCA_SUCCESS)
+		return status;
 	*peer_out = &w->conns[id - 1];
 	return DOCA_SUCCESS;
 }
@@ -708,7 +728,7 @@ static doca_error_t lb_connect_locked(struct lb_conn *c, const void *desc, size_
 			    c->state == LB_CONNECTED ? "already connected" : "closed");
 		return DOCA_ERROR_BAD_STATE;
 	}
-	status = lb_desc_resolve(desc, desc_len, c->worker->conf.dc, &p);
+	status = lb_desc_resolve(c, desc, desc_len, &p);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if ((c->from != NULL && c->from != p) || (p->from != NULL && p->from != c) ||

@@ -5,8 +5,11 @@
  *   0 magic "SDRC"   4 version u16   6 flags u16   8 total length u32
  *  12 conn id u32   16 secret [16]  32 pid u32    36 worker address length u32
  *  40 host id [16] (kernel boot id)  56 pid namespace inode u64
- *  64 worker address bytes
+ *  64 process start time u64   72 run (worker serial) u32
+ *  76 GID index u16   78 GID type u8   79 reserved u8 (zero)
+ *  80 worker address bytes
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +41,10 @@ doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *o
 	put_u32(p + 36, d->worker_addr_len);
 	memcpy(p + 40, d->host_id, WIRE_HOST_ID_LEN);
 	memcpy(p + 56, &d->pid_ns, sizeof(d->pid_ns));
+	put_u64(p + 64, d->proc_start);
+	put_u32(p + 72, d->run);
+	put_u16(p + 76, d->gid_index);
+	p[78] = d->gid_type;
 	memcpy(p + WIRE_DESC_FIXED_LEN, d->worker_addr, d->worker_addr_len);
 	*out = p;
 	*out_len = len;
@@ -88,6 +95,19 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 	d->pid = get_u32(p + 32);
 	memcpy(d->host_id, p + 40, WIRE_HOST_ID_LEN);
 	d->pid_ns = get_u64(p + 56);
+	/* A pid_t is signed: a larger claim would name a process group. */
+	if (d->pid == 0 || d->pid > INT32_MAX) {
+		SDK_LOG_ERR_RL("connection descriptor names process %u, which cannot be a process id", d->pid);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->proc_start = get_u64(p + 64);
+	d->run = get_u32(p + 72);
+	d->gid_index = get_u16(p + 76);
+	d->gid_type = p[78];
+	if (d->gid_type > ENGINE_GID_IPV6 || p[79] != 0) {
+		SDK_LOG_ERR_RL("connection descriptor has GID type %u or a reserved byte set (0x%x)", d->gid_type, p[79]);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	addr_len = get_u32(p + 36);
 	if (addr_len == 0 || addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
 		SDK_LOG_ERR_RL("connection descriptor's worker address length %u does not match its size %zu", addr_len,

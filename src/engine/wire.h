@@ -18,8 +18,10 @@
 #error "softdoca's wire format is little-endian; big-endian hosts are not supported yet"
 #endif
 
-/* Version 2: successes are acknowledged cumulatively (WIRE_AM_ACK). */
-#define WIRE_VERSION 2
+/* Version 2: successes are acknowledged cumulatively (WIRE_AM_ACK).
+ * Version 3: descriptors say which run of which process made them and
+ * the GID type of their side. */
+#define WIRE_VERSION 3
 
 /* Active message ids. */
 enum wire_am_id {
@@ -236,7 +238,7 @@ struct wire_resp {
 
 /* A connection descriptor, as written by doca_rdma_export. */
 #define WIRE_DESC_MAGIC "SDRC"
-#define WIRE_DESC_FIXED_LEN 64
+#define WIRE_DESC_FIXED_LEN 80
 #define WIRE_HOST_ID_LEN 16
 #define WIRE_DESC_MAX_ADDR_LEN 8192
 #define WIRE_DESC_FLAG_DC 0x1
@@ -250,6 +252,13 @@ struct wire_desc {
 	uint32_t pid;
 	uint8_t host_id[WIRE_HOST_ID_LEN]; /* the kernel's boot id: same value = same host */
 	uint64_t pid_ns;                  /* pid namespace inode: pid means the same process */
+	/* Which run of which process exported it (0 = not said): the
+	 * process's start time (clock ticks after boot, /proc/<pid>/stat),
+	 * so a reused pid is told apart, and the worker's serial in it. */
+	uint64_t proc_start;
+	uint32_t run;
+	uint16_t gid_index;               /* the exporting side's doca_rdma_set_gid_index */
+	uint8_t gid_type;                 /* enum engine_gid_type */
 	const uint8_t *worker_addr; /* points into the parsed bytes */
 	uint32_t worker_addr_len;
 };

@@ -76,6 +76,20 @@ static doca_error_t rdma_run_alloc(struct doca_rdma *rdma)
 	return DOCA_SUCCESS;
 }
 
+/* The kind of GID gid_index names on dev, for descriptors (the peer
+ * compares it with its own). */
+static uint8_t rdma_gid_type(struct doca_dev *dev, uint32_t gid_index)
+{
+	const struct doca_devinfo *devinfo = dev != NULL ? doca_dev_as_devinfo(dev) : NULL;
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	if (devinfo == NULL || gid_index >= softdoca_devinfo_gid_count(devinfo) ||
+	    softdoca_devinfo_addr(devinfo, gid_index, &sa, &len) != DOCA_SUCCESS)
+		return ENGINE_GID_UNKNOWN;
+	return sa.ss_family == AF_INET ? ENGINE_GID_IPV4 : ENGINE_GID_IPV6;
+}
+
 static doca_error_t rdma_start(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_from_ctx(ctx);
@@ -86,6 +100,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 		.send_queue_size = rdma->props.send_queue_size,
 		.permissions = rdma->props.permissions,
 		.gid_index = rdma->props.gid_index,
+		.gid_type = rdma_gid_type(ctx->dev, rdma->props.gid_index),
 		.request_timeout_ms = rdma->props.request_timeout_ms,
 		.trace_track = ctx->trace_tid,
 		.conn_event = rdma_on_conn_event,
