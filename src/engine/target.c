@@ -6,7 +6,9 @@
  * for one-sided operations the region id and secret, the bounds, the
  * permission the operation needs, that the region is still started, and
  * 8-byte alignment for atomics. A failed check touches nothing and answers
- * with the error the initiator's task reports.
+ * with the error the initiator's task reports and, for the context's and
+ * the region's checks, the reason (op->why: which set lacks which flag,
+ * or the region's bounds), which the initiator's log states.
  *
  * Ordering (RC): operations of one connection take effect in the order
  * they arrived, and are answered in that order. An operation that cannot

@@ -30,7 +30,9 @@
  * answered every earlier message has been judged: a refused operation has
  * its error answer by then and a dropped one has none. Every answer must
  * be addressed to our connection id and secret, echo the opcode, carry no
- * data and, for the refused, the status target.c maps the refusal to. The
+ * data and, for the refused, a status that maps to the error target.c
+ * gives the refusal; a refusal with a reason (wire.h) must name the
+ * permission the opcode needs or our region's bounds, nothing else. The
  * target then checks that no byte of its region or of the canaries around
  * it changed.
  *
