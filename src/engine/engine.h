@@ -63,9 +63,9 @@ enum engine_refusal_kind {
 	ENGINE_REFUSAL_CTX_PERM,    /* the target's RDMA context lacks perm (doca_rdma_set_permissions) */
 	ENGINE_REFUSAL_REGION_PERM, /* the target's mmap lacks perm (doca_mmap_set_permissions) */
 	ENGINE_REFUSAL_REGION_KEY,  /* no such memory region: unknown, stopped, or the key is wrong */
-	ENGINE_REFUSAL_RANGE,       /* the range is outside the region [start, start + len) */
+	ENGINE_REFUSAL_RANGE,       /* the access is outside the region [region_start, region_end) */
 	ENGINE_REFUSAL_SYNC_KEY,    /* no such sync event: unknown, stopped, or the key is wrong */
-	ENGINE_REFUSAL_UNKNOWN,     /* the peer gave a reason this side does not know: wire and perm say it */
+	ENGINE_REFUSAL_UNKNOWN,     /* the peer gave a reason this side cannot read: wire, wire_detail */
 };
 
 struct engine_refusal {

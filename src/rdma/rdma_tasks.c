@@ -179,9 +179,9 @@ static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct do
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (need_write && !(perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)) {
-		SDK_LOG_ERR("%s buffer %u: DOCA_ERROR_NOT_PERMITTED: the local mmap (doca_mmap_set_permissions) lacks "
-			    "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, which a buffer the task writes into needs. Fix: grant it "
-			    "with doca_mmap_set_permissions before doca_mmap_start",
+		SDK_LOG_ERR("%s buffer %u: DOCA_ERROR_NOT_PERMITTED: the local mmap (doca_mmap_set_permissions) "
+			    "lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, which a buffer the task writes into needs. Fix: "
+			    "grant it with doca_mmap_set_permissions before doca_mmap_start",
 			    what, index);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -202,9 +202,9 @@ static doca_error_t rdma_buf_remote(const struct doca_buf *buf, uint32_t need_pe
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!(desc->permissions & need_perm)) {
-		SDK_LOG_ERR("%s: DOCA_ERROR_NOT_PERMITTED: the remote mmap (doca_mmap_set_permissions on the peer) lacks "
-			    "%s, as its export says. Fix: the peer grants it with doca_mmap_set_permissions before "
-			    "doca_mmap_start and exports the mmap again",
+		SDK_LOG_ERR("%s: DOCA_ERROR_NOT_PERMITTED: the remote mmap (doca_mmap_set_permissions on the peer) "
+			    "lacks %s, as its export says. Fix: the peer grants it with doca_mmap_set_permissions "
+			    "before doca_mmap_start and exports the mmap again",
 			    what, softdoca_access_flag_name(need_perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -749,10 +749,10 @@ static __attribute__((noinline, cold)) void rdma_explain_refusal(struct rdma_tas
 			    task, id, err, flag, flag);
 		return;
 	case ENGINE_REFUSAL_REGION_KEY:
-		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no memory region for the remote mmap "
-			    "(the peer stopped or destroyed that mmap, or the export this side imported is stale or not "
-			    "the peer's). Fix: keep the peer's mmap started while tasks use it, and import its current "
-			    "export (said once per connection and reason)",
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no memory region for the remote "
+			    "mmap (the peer stopped or destroyed that mmap, or the export this side imported is stale "
+			    "or not the peer's). Fix: keep the peer's mmap started while tasks use it, and import its "
+			    "current export (said once per connection and reason)",
 			    task, id, err);
 		return;
 	case ENGINE_REFUSAL_RANGE:
@@ -763,10 +763,10 @@ static __attribute__((noinline, cold)) void rdma_explain_refusal(struct rdma_tas
 			    (unsigned long long)why->region_start, (unsigned long long)why->region_end);
 		return;
 	case ENGINE_REFUSAL_SYNC_KEY:
-		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no such sync event (the peer stopped "
-			    "or destroyed it, or the export this side imported is stale or not the peer's). Fix: keep "
-			    "the peer's sync event started while tasks use it, and import its current export (said once "
-			    "per connection and reason)",
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no such sync event (the peer "
+			    "stopped or destroyed it, or the export this side imported is stale or not the peer's). "
+			    "Fix: keep the peer's sync event started while tasks use it, and import its current export "
+			    "(said once per connection and reason)",
 			    task, id, err);
 		return;
 	default:

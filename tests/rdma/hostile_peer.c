@@ -754,7 +754,8 @@ static void judge_answer(struct hostile *h, struct answer *a)
 			(unsigned)r->status, doca_error_get_name(e->status));
 	judge_refusal(h, e, r);
 	if (a->data_len != 0)
-		problem(h, "%s: answer carries %zu payload bytes%s", e->what, a->data_len, a->rndv ? " by rendezvous" : "");
+		problem(h, "%s: answer carries %zu payload bytes%s", e->what, a->data_len,
+			a->rndv ? " by rendezvous" : "");
 }
 
 static bool all_answered(struct hostile *h)

@@ -456,6 +456,9 @@ static struct doca_task *new_read(struct doca_buf *src, struct doca_buf *dst)
 	return doca_rdma_task_read_as_task(rd);
 }
 
+/* A peer mmap that grants reads only. */
+#define READ_ONLY_REMOTE (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ)
+
 /* The local mmap: a read's destination must be locally writable. */
 static void test_refused_local_mmap(void **state)
 {
@@ -545,7 +548,7 @@ static void test_refused_remote_context(void **state)
 /* The remote mmap, as its export says: refused before anything is sent. */
 static void test_refused_remote_mmap_export(void **state)
 {
-	struct doca_mmap *peer = local_mmap(far_mem, 4096, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ);
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, READ_ONLY_REMOTE);
 	struct doca_mmap *imported = remote_of(peer);
 	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
 	struct doca_buf *dst = buf_on(imported, far_mem, 64, 0);
@@ -566,7 +569,7 @@ static void test_refused_remote_mmap_export(void **state)
  * claims RDMA_WRITE, the peer's mmap lacks it. */
 static void test_refused_remote_mmap_target(void **state)
 {
-	struct doca_mmap *peer = local_mmap(far_mem, 4096, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ);
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, READ_ONLY_REMOTE);
 	struct doca_mmap *imported = import_edited(peer, ALL_RDMA_PERMS, 0);
 	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
 	struct doca_buf *dst = buf_on(imported, far_mem, 64, 0);
