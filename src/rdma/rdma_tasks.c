@@ -23,6 +23,11 @@
  * with an error; doca_task_submit does not validate up front, so a bad task
  * there completes through its error callback, as a NIC reports a malformed
  * work request.
+ *
+ * A one-sided task the peer refused completes with DOCA's status; when
+ * the peer said why (which of its sets lacks which flag, or its region's
+ * bounds), one ERROR line per connection and reason says it, with the fix
+ * (rdma_explain_refusal; docs/troubleshooting.md, case 5).
  */
 #include <string.h>
 
