@@ -55,6 +55,29 @@ enum engine_recv_kind {
 	ENGINE_RECV_WRITE_IMM = 2,
 };
 
+/* Why a target refused a one-sided operation, as it said (the RDMA layer
+ * explains it in the initiator's log). The engine's own terms: the wire
+ * has its numbers (wire.h), mapped at the initiator's edge. */
+enum engine_refusal_kind {
+	ENGINE_REFUSAL_NONE = 0,    /* not refused, or refused without a reason */
+	ENGINE_REFUSAL_CTX_PERM,    /* the target's RDMA context lacks perm (doca_rdma_set_permissions) */
+	ENGINE_REFUSAL_REGION_PERM, /* the target's mmap lacks perm (doca_mmap_set_permissions) */
+	ENGINE_REFUSAL_REGION_KEY,  /* no such memory region: unknown, stopped, or the key is wrong */
+	ENGINE_REFUSAL_RANGE,       /* the access is outside the region [region_start, region_end) */
+	ENGINE_REFUSAL_SYNC_KEY,    /* no such sync event: unknown, stopped, or the key is wrong */
+	ENGINE_REFUSAL_UNKNOWN,     /* the peer gave a reason this side cannot read: wire, wire_detail */
+};
+
+struct engine_refusal {
+	uint8_t kind;          /* enum engine_refusal_kind */
+	uint32_t perm;         /* *_PERM: the doca_access_flag bit missing */
+	uint64_t addr, len;    /* RANGE: the access [addr, addr + len) */
+	uint64_t region_start; /* RANGE: the region [start, end), in the target's addresses */
+	uint64_t region_end;
+	int32_t wire;          /* UNKNOWN: the peer's status and detail, for the log */
+	uint64_t wire_detail;
+};
+
 struct engine_sge {
 	void *addr;
 	size_t len;
@@ -98,6 +121,7 @@ struct engine_wr {
 	uint8_t result_kind;            /* RECV: enum engine_recv_kind */
 	uint32_t result_imm;            /* RECV of SEND_IMM / WRITE_IMM */
 	struct engine_conn *result_conn;/* RECV: the connection it came on */
+	struct engine_refusal refusal;  /* a one-sided operation the target refused: why */
 
 	/* Engine private: the request header lives here until UCX is done
 	 * with it (UCX 1.13 reads it until the send completes). */

@@ -778,6 +778,7 @@ static void fault_wr_complete(struct engine_wr *wr, doca_error_t status)
 {
 	wr->status = status;
 	wr->result_len = 0;
+	wr->refusal.kind = ENGINE_REFUSAL_NONE;
 	wr->result_kind = 0;
 	wr->result_imm = 0;
 	wr->result_conn = NULL;

@@ -157,6 +157,13 @@ static doca_error_t slot_take(struct engine_conn *c, struct engine_wr *wr)
 }
 
 
+/* The bytes a request names at the target: what it reads, or the
+ * payload it carries (an atomic's 8-byte result list: 8). */
+static uint64_t req_length(const struct engine_wr *wr)
+{
+	return wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET ? wr->remote.len : sge_total(wr);
+}
+
 static void req_fill(const struct engine_wr *wr, struct wire_req *r)
 {
 	const struct engine_conn *c = wr->conn;
@@ -175,7 +182,7 @@ static void req_fill(const struct engine_wr *wr, struct wire_req *r)
 	r->region_id = wr->remote.region_id;
 	memcpy(r->region_secret, wr->remote.secret, ENGINE_SECRET_LEN);
 	r->remote_addr = wr->remote.addr;
-	r->length = wr->opcode == ENGINE_OP_READ || wr->opcode == ENGINE_OP_SYNC_GET ? wr->remote.len : sge_total(wr);
+	r->length = req_length(wr);
 	r->compare = wr->compare;
 	r->operand = wr->operand;
 	r->imm = wr->imm;
@@ -439,6 +446,7 @@ static doca_error_t wr_reset(struct engine_wr *wr)
 	wr->status = DOCA_SUCCESS;
 	wr->result_len = 0;
 	wr->result_conn = NULL;
+	wr->refusal.kind = ENGINE_REFUSAL_NONE;
 	return DOCA_SUCCESS;
 }
 
@@ -520,6 +528,15 @@ static void resp_store_value(struct engine_wr *wr, const struct wire_resp *r)
 	wr->result_len = sizeof(r->value);
 }
 
+/* A failure's reason, if the target gave one, for the RDMA layer's log
+ * line: with the access as we asked for it. */
+static __attribute__((noinline, cold)) void resp_refusal(struct engine_wr *wr, const struct wire_resp *r)
+{
+	wire_refusal_get(r, &wr->refusal);
+	wr->refusal.addr = wr->remote.addr;
+	wr->refusal.len = req_length(wr);
+}
+
 /* Like req_send_cb, it names the slot: a receive given up on (its
  * connection failed) may complete after its work request is done. */
 static void resp_rndv_done(void *request, ucs_status_t st, size_t length, void *user)
@@ -567,6 +584,8 @@ ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length,
 		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
 		return UCS_OK;
 	}
+	if (unlikely(status != DOCA_SUCCESS))
+		resp_refusal(wr, r);
 	resp_store_value(wr, r);
 	if (length == 0 || status != DOCA_SUCCESS) {
 		wr_answer(w, wr, status);

@@ -299,12 +299,21 @@ static uint64_t lb_rnr_timeout_ns(const struct engine_wr *wr)
 	return rnr >= 7 ? 0 : (uint64_t)(rnr + 1) * 200ULL * 1000000ULL;
 }
 
-static doca_error_t lb_ctx_permits(const struct lb_conn *p, const struct engine_wr *wr)
+/* A refusal's reason goes to the initiator with its status (the UCX
+ * engine's answer carries the same). */
+static void lb_refuse(struct engine_wr *wr, enum engine_refusal_kind kind, uint32_t perm)
+{
+	wr->refusal.kind = (uint8_t)kind;
+	wr->refusal.perm = perm;
+}
+
+static doca_error_t lb_ctx_permits(const struct lb_conn *p, struct engine_wr *wr)
 {
 	uint32_t perm = lb_def(wr)->perm;
 
 	if (p->worker->conf.permissions & perm)
 		return DOCA_SUCCESS;
+	lb_refuse(wr, ENGINE_REFUSAL_CTX_PERM, perm);
 	SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) lack %s",
 		       p->id, lb_def(wr)->name, softdoca_access_flag_name(perm));
 	return DOCA_ERROR_NOT_PERMITTED;
@@ -312,7 +321,7 @@ static doca_error_t lb_ctx_permits(const struct lb_conn *p, const struct engine_
 
 /* Find and hold the region wr names, check range and permission (the
  * UCX target's checks and errors). */
-static doca_error_t lb_region(const struct lb_conn *p, const struct engine_wr *wr, uint64_t len,
+static doca_error_t lb_region(const struct lb_conn *p, struct engine_wr *wr, uint64_t len,
 			      struct softdoca_mmap_region *region, void **local)
 {
 	const char *name = lb_def(wr)->name;
@@ -323,6 +332,7 @@ static doca_error_t lb_region(const struct lb_conn *p, const struct engine_wr *w
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (softdoca_mmap_region_lookup(wr->remote.region_id, wr->remote.secret, region) != DOCA_SUCCESS) {
+		lb_refuse(wr, ENGINE_REFUSAL_REGION_KEY, 0);
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
 			       p->id, name, (unsigned long long)wr->remote.region_id);
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -330,12 +340,18 @@ static doca_error_t lb_region(const struct lb_conn *p, const struct engine_wr *w
 	status = softdoca_mmap_region_check(region, wr->remote.addr, len, perm, local);
 	if (status == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
+	wr->refusal.addr = wr->remote.addr;
+	wr->refusal.len = len;
+	wr->refusal.region_start = region->addr;
+	wr->refusal.region_end = region->addr + region->len;
 	softdoca_mmap_region_release(region);
 	if (status == DOCA_ERROR_NOT_PERMITTED) {
+		lb_refuse(wr, ENGINE_REFUSAL_REGION_PERM, perm);
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu was not exported with %s", p->id, name,
 			       (unsigned long long)wr->remote.region_id, softdoca_access_flag_name(perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	lb_refuse(wr, ENGINE_REFUSAL_RANGE, 0);
 	SDK_LOG_ERR_RL("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", p->id, name,
 		       (unsigned long long)wr->remote.addr, (unsigned long long)len,
 		       (unsigned long long)wr->remote.region_id);
@@ -482,6 +498,7 @@ static enum lb_result lb_sync(struct lb_conn *p, struct engine_wr *wr)
 		return LB_DONE;
 	}
 	if (softdoca_sync_event_lookup(wr->remote.region_id, wr->remote.secret, &ref) != DOCA_SUCCESS) {
+		lb_refuse(wr, ENGINE_REFUSAL_SYNC_KEY, 0);
 		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong",
 			       p->id, lb_def(wr)->name, (unsigned long long)wr->remote.region_id);
 		wr->status = DOCA_ERROR_NOT_PERMITTED;
@@ -1001,6 +1018,7 @@ static doca_error_t lb_wr_check(struct engine_wr *wr)
 	wr->status = DOCA_SUCCESS;
 	wr->result_len = 0;
 	wr->result_conn = NULL;
+	wr->refusal.kind = ENGINE_REFUSAL_NONE;
 	wr->next = NULL;
 	return DOCA_SUCCESS;
 }

@@ -6,7 +6,9 @@
  * for one-sided operations the region id and secret, the bounds, the
  * permission the operation needs, that the region is still started, and
  * 8-byte alignment for atomics. A failed check touches nothing and answers
- * with the error the initiator's task reports.
+ * with the error the initiator's task reports and, for the context's and
+ * the region's checks, the reason (op->why: which set lacks which flag,
+ * or the region's bounds), which the initiator's log states.
  *
  * Ordering (RC): operations of one connection take effect in the order
  * they arrived, and are answered in that order. An operation that cannot
@@ -90,6 +92,7 @@ struct tgt_op {
 	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
 	doca_error_t result;   /* LANDED: what its answer says */
+	struct engine_refusal why; /* refused by a check: the reason its answer gives */
 	bool replied;          /* LANDED: its answer went already (a read behind the head) */
 	struct tgt_op *next;   /* the connection's queue */
 	struct tgt_batch *batch; /* data lies in this batch message (held once) */
@@ -332,6 +335,8 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 	resp->hdr.status = wire_status_from_doca(status);
 	resp->hdr.result_len = payload_len;
 	resp->hdr.value = value;
+	if (unlikely(status != DOCA_SUCCESS))
+		wire_refusal_put(&op->why, &resp->hdr);
 	resp->conn = c;
 	if (region == NULL && payload_len == sizeof(resp->small_payload)) {
 		/* UCX may read the payload after this returns: keep a copy. */
@@ -495,12 +500,14 @@ static const struct tgt_opdef *op_def(const struct tgt_op *op)
 
 /* The context's permissions (doca_rdma_set_permissions) must grant what
  * the operation needs, whatever it names. */
-static doca_error_t tgt_ctx_permits(struct engine_conn *c, const struct tgt_op *op)
+static doca_error_t tgt_ctx_permits(struct engine_conn *c, struct tgt_op *op)
 {
 	uint32_t perm = op_def(op)->perm;
 
 	if (c->worker->conf.permissions & perm)
 		return DOCA_SUCCESS;
+	op->why.kind = ENGINE_REFUSAL_CTX_PERM;
+	op->why.perm = perm;
 	SDK_LOG_ERR_RL("connection %u: %s refused: this RDMA context's permissions (doca_rdma_set_permissions) "
 		       "lack %s",
 		       c->id, op_def(op)->name, softdoca_access_flag_name(perm));
@@ -510,7 +517,7 @@ static doca_error_t tgt_ctx_permits(struct engine_conn *c, const struct tgt_op *
 /* Find and hold the region the request names, check range and permission.
  * Errors map to what the initiator's task reports: NOT_PERMITTED for a bad
  * key or a missing permission, INVALID_VALUE for a bad range. */
-static doca_error_t tgt_region(struct engine_conn *c, const struct tgt_op *op, uint64_t len,
+static doca_error_t tgt_region(struct engine_conn *c, struct tgt_op *op, uint64_t len,
 			       struct softdoca_mmap_region *region, void **local)
 {
 	const struct wire_req *r = &op->req;
@@ -524,6 +531,7 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct tgt_op *op, u
 	status = softdoca_mmap_region_lookup(r->region_id, r->region_secret, region);
 
 	if (status != DOCA_SUCCESS) {
+		op->why.kind = ENGINE_REFUSAL_REGION_KEY;
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu is unknown, stopped, or the key is wrong",
 			    c->id, name, (unsigned long long)r->region_id);
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -531,12 +539,18 @@ static doca_error_t tgt_region(struct engine_conn *c, const struct tgt_op *op, u
 	status = softdoca_mmap_region_check(region, r->remote_addr, len, perm, local);
 	if (status == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
+	/* The initiator's answer says what the region is, as we see it. */
+	op->why.region_start = region->addr;
+	op->why.region_end = region->addr + region->len;
 	softdoca_mmap_region_release(region);
 	if (status == DOCA_ERROR_NOT_PERMITTED) {
+		op->why.kind = ENGINE_REFUSAL_REGION_PERM;
+		op->why.perm = perm;
 		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu was not exported with %s", c->id,
 			    name, (unsigned long long)r->region_id, softdoca_access_flag_name(perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
+	op->why.kind = ENGINE_REFUSAL_RANGE;
 	SDK_LOG_ERR_RL("connection %u: %s refused: [%#llx, +%llu) is outside memory region %llu", c->id,
 		    name, (unsigned long long)r->remote_addr, (unsigned long long)len,
 		    (unsigned long long)r->region_id);
@@ -881,6 +895,7 @@ static enum tgt_result tgt_sync(struct engine_conn *c, struct tgt_op *op)
 		return tgt_fail(c, op, DOCA_ERROR_INVALID_VALUE);
 	}
 	if (softdoca_sync_event_lookup(op->req.region_id, op->req.region_secret, &ref) != DOCA_SUCCESS) {
+		op->why.kind = ENGINE_REFUSAL_SYNC_KEY;
 		SDK_LOG_ERR_RL("connection %u: %s refused: sync event %llu is unknown, stopped, or the key is wrong",
 			       c->id, op_def(op)->name, (unsigned long long)op->req.region_id);
 		return tgt_fail(c, op, DOCA_ERROR_NOT_PERMITTED);
@@ -1152,6 +1167,7 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 	op->deadline_ns = 0;
 	op->rx.req = NULL;
 	op->replied = false;
+	op->why.kind = ENGINE_REFUSAL_NONE;
 	op->data_len = length;
 	op->rndv = rndv;
 	op->data = length > 0 ? data : NULL;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <doca_types.h>
+
 #include "bytes.h"
 #include "core_engine.h"
 #include "wire.h"
@@ -152,6 +154,112 @@ doca_error_t wire_cm_parse(const uint8_t *hdr, size_t len, struct wire_cm *cm, s
 	}
 	*frame_len = WIRE_CM_HDR_LEN + (size_t)cm->desc_len + cm->priv_len;
 	return DOCA_SUCCESS;
+}
+
+/* ---- refusals: the reason a target gives --------------------------- */
+
+static uint64_t wire_perm_from_doca(uint32_t flag)
+{
+	switch (flag) {
+	case DOCA_ACCESS_FLAG_RDMA_READ:
+		return WIRE_PERM_RDMA_READ;
+	case DOCA_ACCESS_FLAG_RDMA_WRITE:
+		return WIRE_PERM_RDMA_WRITE;
+	case DOCA_ACCESS_FLAG_RDMA_ATOMIC:
+		return WIRE_PERM_RDMA_ATOMIC;
+	default:
+		return 0; /* never sent: the initiator reads it as a detail it does not know */
+	}
+}
+
+static bool wire_perm_to_doca(uint64_t wire, uint32_t *flag)
+{
+	switch (wire) {
+	case WIRE_PERM_RDMA_READ:
+		*flag = DOCA_ACCESS_FLAG_RDMA_READ;
+		return true;
+	case WIRE_PERM_RDMA_WRITE:
+		*flag = DOCA_ACCESS_FLAG_RDMA_WRITE;
+		return true;
+	case WIRE_PERM_RDMA_ATOMIC:
+		*flag = DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+		return true;
+	default:
+		return false;
+	}
+}
+
+void wire_refusal_put(const struct engine_refusal *why, struct wire_resp *r)
+{
+	switch (why->kind) {
+	case ENGINE_REFUSAL_CTX_PERM:
+		r->status = WIRE_STATUS_CTX_LACKS;
+		r->value = wire_perm_from_doca(why->perm);
+		return;
+	case ENGINE_REFUSAL_REGION_PERM:
+		r->status = WIRE_STATUS_REGION_LACKS;
+		r->value = wire_perm_from_doca(why->perm);
+		return;
+	case ENGINE_REFUSAL_REGION_KEY:
+		r->status = WIRE_STATUS_NO_REGION;
+		return;
+	case ENGINE_REFUSAL_RANGE:
+		r->status = WIRE_STATUS_OUT_OF_RANGE;
+		r->value = why->region_start;
+		r->result_len = why->region_end - why->region_start;
+		return;
+	case ENGINE_REFUSAL_SYNC_KEY:
+		r->status = WIRE_STATUS_NO_SYNC_EVENT;
+		return;
+	default:
+		return; /* no reason: the plain status goes */
+	}
+}
+
+static void wire_refusal_unknown(const struct wire_resp *r, struct engine_refusal *why)
+{
+	SDK_LOG_ERR_RL("connection %u: the peer refused work request %#llx with status %#x and a detail this side "
+		       "cannot read (%#llx, %llu): reported without it",
+		       r->dst_conn_id, (unsigned long long)r->wr_id, (unsigned)r->status, (unsigned long long)r->value,
+		       (unsigned long long)r->result_len);
+	why->kind = ENGINE_REFUSAL_UNKNOWN;
+	why->wire = r->status;
+	why->wire_detail = r->value;
+}
+
+void wire_refusal_get(const struct wire_resp *r, struct engine_refusal *why)
+{
+	why->kind = ENGINE_REFUSAL_NONE;
+	switch (r->status) {
+	case WIRE_STATUS_CTX_LACKS:
+	case WIRE_STATUS_REGION_LACKS:
+		if (!wire_perm_to_doca(r->value, &why->perm) || r->result_len != 0) {
+			wire_refusal_unknown(r, why);
+			return;
+		}
+		why->kind = r->status == WIRE_STATUS_CTX_LACKS ? ENGINE_REFUSAL_CTX_PERM : ENGINE_REFUSAL_REGION_PERM;
+		return;
+	case WIRE_STATUS_NO_REGION:
+	case WIRE_STATUS_NO_SYNC_EVENT:
+		if (r->value != 0 || r->result_len != 0) {
+			wire_refusal_unknown(r, why);
+			return;
+		}
+		why->kind = r->status == WIRE_STATUS_NO_REGION ? ENGINE_REFUSAL_REGION_KEY : ENGINE_REFUSAL_SYNC_KEY;
+		return;
+	case WIRE_STATUS_OUT_OF_RANGE:
+		/* Only printed; still, a region that wraps is no region. */
+		if (r->result_len == 0 || r->result_len > UINT64_MAX - r->value) {
+			wire_refusal_unknown(r, why);
+			return;
+		}
+		why->kind = ENGINE_REFUSAL_RANGE;
+		why->region_start = r->value;
+		why->region_end = r->value + r->result_len;
+		return;
+	default:
+		return;
+	}
 }
 
 static size_t wire_header_size(enum wire_am_id id)

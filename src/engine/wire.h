@@ -159,7 +159,23 @@ enum wire_status {
 	WIRE_STATUS_NOT_CONNECTED = 14, /* the target never connected its side */
 	WIRE_STATUS_IO_FAILED = 17,     /* the payload did not arrive */
 	WIRE_STATUS_TOO_BIG = 27,       /* a send larger than the posted receive */
+	/* A one-sided operation refused with its reason (wire_refusal_put):
+	 * which check failed, and in value (and result_len) what it saw. An
+	 * older initiator takes them for unknown statuses (it fails the
+	 * request with IO_FAILED and a line naming the number), never for
+	 * answers to drop: no version change. */
+	WIRE_STATUS_CTX_LACKS = 0x100,     /* NOT_PERMITTED: the target's RDMA context lacks value (WIRE_PERM_*) */
+	WIRE_STATUS_REGION_LACKS = 0x101,  /* NOT_PERMITTED: the memory region lacks value (WIRE_PERM_*) */
+	WIRE_STATUS_NO_REGION = 0x102,     /* NOT_PERMITTED: unknown or stopped memory region, or wrong key */
+	WIRE_STATUS_OUT_OF_RANGE = 0x103,  /* INVALID_VALUE: outside the region at value, result_len bytes long */
+	WIRE_STATUS_NO_SYNC_EVENT = 0x104, /* NOT_PERMITTED: unknown or stopped sync event, or wrong key */
 };
+
+/* A refusal's missing permission (value of CTX_LACKS, REGION_LACKS): the
+ * wire's own bits, one at a time. */
+#define WIRE_PERM_RDMA_READ 0x1u
+#define WIRE_PERM_RDMA_WRITE 0x2u
+#define WIRE_PERM_RDMA_ATOMIC 0x4u
 
 /* Inline: each answer passes these once, on the data path. */
 static inline int32_t wire_status_from_doca(doca_error_t status)
@@ -218,6 +234,15 @@ static inline bool wire_status_to_doca(int32_t wire, doca_error_t *status)
 	case WIRE_STATUS_TOO_BIG:
 		*status = DOCA_ERROR_TOO_BIG;
 		return true;
+	case WIRE_STATUS_CTX_LACKS:
+	case WIRE_STATUS_REGION_LACKS:
+	case WIRE_STATUS_NO_REGION:
+	case WIRE_STATUS_NO_SYNC_EVENT:
+		*status = DOCA_ERROR_NOT_PERMITTED;
+		return true;
+	case WIRE_STATUS_OUT_OF_RANGE:
+		*status = DOCA_ERROR_INVALID_VALUE;
+		return true;
 	default:
 		return false;
 	}
@@ -232,9 +257,20 @@ struct wire_resp {
 	uint64_t wr_id;
 	int32_t status;            /* enum wire_status */
 	uint32_t reserved;
-	uint64_t result_len;       /* READ, SYNC_GET: bytes carried */
-	uint64_t value;            /* ATOMIC*, SYNC_ADD: old value */
+	uint64_t result_len;       /* READ, SYNC_GET: bytes carried; OUT_OF_RANGE: the region's length */
+	uint64_t value;            /* ATOMIC*, SYNC_ADD: old value; a refusal: its detail (enum wire_status) */
 };
+
+/* The target: a refusal's status and detail into its answer, in place of
+ * the plain status (why->kind ENGINE_REFUSAL_NONE leaves r alone). */
+void wire_refusal_put(const struct engine_refusal *why, struct wire_resp *r);
+
+/* The initiator: the reason an answer gives, in the engine's terms.
+ * kind NONE when it gives none; UNKNOWN (with the peer's numbers in
+ * wire and wire_detail) for a detail this side cannot read, which is
+ * logged (rate-limited) and never used as an index. The access's
+ * addr and len are the caller's. */
+void wire_refusal_get(const struct wire_resp *r, struct engine_refusal *why);
 
 /* A connection descriptor, as written by doca_rdma_export. */
 #define WIRE_DESC_MAGIC "SDRC"

@@ -122,6 +122,9 @@ struct doca_rdma_connection {
 	struct doca_rdma_addr peer_addr; /* RDMA CM: doca_rdma_connection_get_addr */
 	uint64_t connect_ns;	    /* when doca_rdma_connect succeeded; 0: not by it */
 	bool wait_explained;	    /* the "not established yet" warning was logged */
+	/* Refusals by the peer explained already, one bit per reason
+	 * (rdma_explain_refusal); completions run on any thread. */
+	_Atomic uint32_t refusals_explained;
 };
 
 /* A connection event as the engine reported it. */

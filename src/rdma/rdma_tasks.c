@@ -23,6 +23,11 @@
  * with an error; doca_task_submit does not validate up front, so a bad task
  * there completes through its error callback, as a NIC reports a malformed
  * work request.
+ *
+ * A one-sided task the peer refused completes with DOCA's status; when
+ * the peer said why (which of its sets lacks which flag, or its region's
+ * bounds), one ERROR line per connection and reason says it, with the fix
+ * (rdma_explain_refusal; docs/troubleshooting.md, case 5).
  */
 #include <string.h>
 
@@ -180,7 +185,9 @@ static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct do
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (need_write && !(perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)) {
-		SDK_LOG_ERR("%s: buffer %u is on a read-only mmap; destinations need DOCA_ACCESS_FLAG_LOCAL_READ_WRITE",
+		SDK_LOG_ERR("%s buffer %u: DOCA_ERROR_NOT_PERMITTED: the local mmap (doca_mmap_set_permissions) "
+			    "lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, which a buffer the task writes into needs. Fix: "
+			    "grant it with doca_mmap_set_permissions before doca_mmap_start",
 			    what, index);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -201,7 +208,10 @@ static doca_error_t rdma_buf_remote(const struct doca_buf *buf, uint32_t need_pe
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (!(desc->permissions & need_perm)) {
-		SDK_LOG_ERR("%s: the peer exported this memory without %s", what, softdoca_access_flag_name(need_perm));
+		SDK_LOG_ERR("%s: DOCA_ERROR_NOT_PERMITTED: the remote mmap (doca_mmap_set_permissions on the peer) "
+			    "lacks %s, as its export says. Fix: the peer grants it with doca_mmap_set_permissions "
+			    "before doca_mmap_start and exports the mmap again",
+			    what, softdoca_access_flag_name(need_perm));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -310,6 +320,7 @@ static void rdma_wr_reset(struct engine_wr *wr, enum engine_opcode opcode, struc
 	wr->result_kind = 0;
 	wr->result_imm = 0;
 	wr->result_conn = NULL;
+	wr->refusal.kind = ENGINE_REFUSAL_NONE;
 }
 
 /* The task's connection as the engine knows it. */
@@ -699,11 +710,88 @@ static void rdma_task_results(struct rdma_task *t, const struct engine_wr *wr, b
 	}
 }
 
+/* Which bit of refusals_explained a reason is: its kind and, for a
+ * missing permission, which one. */
+static uint32_t rdma_refusal_bit(const struct engine_refusal *why)
+{
+	uint32_t perm = why->perm == DOCA_ACCESS_FLAG_RDMA_READ    ? 1
+			: why->perm == DOCA_ACCESS_FLAG_RDMA_WRITE  ? 2
+			: why->perm == DOCA_ACCESS_FLAG_RDMA_ATOMIC ? 3
+								    : 0;
+
+	if (why->kind != ENGINE_REFUSAL_CTX_PERM && why->kind != ENGINE_REFUSAL_REGION_PERM)
+		perm = 0;
+	return 1u << ((why->kind & 7u) * 4u + perm);
+}
+
+/* The peer refused a one-sided task and said why (the engine's
+ * refusal): name the task, the connection, the set that lacks what, or
+ * the range, as the peer saw it, and the fix. Once per connection and
+ * reason: a program that keeps submitting the same task would flood the
+ * log otherwise. Any thread. */
+static __attribute__((noinline, cold)) void rdma_explain_refusal(struct rdma_task *t, const struct engine_wr *wr)
+{
+	const struct engine_refusal *why = &wr->refusal;
+	const char *task = t->task.type->name;
+	const char *err = doca_error_get_name(wr->status);
+	const char *flag = softdoca_access_flag_name(why->perm);
+	uint32_t bit = rdma_refusal_bit(why);
+	uint32_t id = t->conn->id;
+
+	if (atomic_fetch_or(&t->conn->refusals_explained, bit) & bit)
+		return;
+	switch (why->kind) {
+	case ENGINE_REFUSAL_CTX_PERM:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: the remote RDMA context "
+			    "(doca_rdma_set_permissions on the peer) lacks %s. Fix: the peer adds %s to "
+			    "doca_rdma_set_permissions before doca_ctx_start (said once per connection and reason)",
+			    task, id, err, flag, flag);
+		return;
+	case ENGINE_REFUSAL_REGION_PERM:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: the remote mmap (doca_mmap_set_permissions "
+			    "on the peer) lacks %s, though the export this side imported grants it (stale, or not the "
+			    "peer's). Fix: the peer grants %s with doca_mmap_set_permissions before doca_mmap_start, "
+			    "exports the mmap again and this side imports that export (said once per connection and "
+			    "reason)",
+			    task, id, err, flag, flag);
+		return;
+	case ENGINE_REFUSAL_REGION_KEY:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no memory region for the remote "
+			    "mmap (the peer stopped or destroyed that mmap, or the export this side imported is stale "
+			    "or not the peer's). Fix: keep the peer's mmap started while tasks use it, and import its "
+			    "current export (said once per connection and reason)",
+			    task, id, err);
+		return;
+	case ENGINE_REFUSAL_RANGE:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: range [%#llx, %#llx) is outside the remote "
+			    "mmap's [%#llx, %#llx) as the peer sees it. Fix: keep remote buffers inside the range the "
+			    "peer exported, and import its current export (said once per connection and reason)",
+			    task, id, err, (unsigned long long)why->addr, (unsigned long long)(why->addr + why->len),
+			    (unsigned long long)why->region_start, (unsigned long long)why->region_end);
+		return;
+	case ENGINE_REFUSAL_SYNC_KEY:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it: it has no such sync event (the peer "
+			    "stopped or destroyed it, or the export this side imported is stale or not the peer's). "
+			    "Fix: keep the peer's sync event started while tasks use it, and import its current export "
+			    "(said once per connection and reason)",
+			    task, id, err);
+		return;
+	default:
+		SDK_LOG_ERR("%s on connection %u: %s: the peer refused it with a reason this softdoca does not know "
+			    "(wire status %#x, detail %#llx). Fix: run the same softdoca version on both sides (said "
+			    "once per connection and reason)",
+			    task, id, err, (unsigned)why->wire, (unsigned long long)why->wire_detail);
+		return;
+	}
+}
+
 /* The engine's done(): any thread; record and queue for the PE. */
 static void rdma_wr_done(struct engine_wr *wr)
 {
 	struct rdma_task *t = container_of(wr, struct rdma_task, wr);
 
+	if (unlikely(wr->refusal.kind != ENGINE_REFUSAL_NONE) && wr->status != DOCA_SUCCESS && t->conn != NULL)
+		rdma_explain_refusal(t, wr);
 	rdma_task_results(t, wr, wr->status == DOCA_SUCCESS);
 	softdoca_task_complete(&t->task, wr->status);
 }

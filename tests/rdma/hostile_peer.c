@@ -30,7 +30,9 @@
  * answered every earlier message has been judged: a refused operation has
  * its error answer by then and a dropped one has none. Every answer must
  * be addressed to our connection id and secret, echo the opcode, carry no
- * data and, for the refused, the status target.c maps the refusal to. The
+ * data and, for the refused, a status that maps to the error target.c
+ * gives the refusal; a refusal with a reason (wire.h) must name the
+ * permission the opcode needs or our region's bounds, nothing else. The
  * target then checks that no byte of its region or of the canaries around
  * it changed.
  *
@@ -670,11 +672,53 @@ static struct expect *expect_find(struct hostile *h, uint64_t wr_id)
 	return NULL;
 }
 
+/* The wire's bit for the permission an opcode needs at the target. */
+static uint64_t wire_perm_of(uint8_t opcode)
+{
+	switch (opcode) {
+	case ENGINE_OP_READ:
+	case ENGINE_OP_SYNC_GET:
+		return WIRE_PERM_RDMA_READ;
+	case ENGINE_OP_WRITE:
+	case ENGINE_OP_WRITE_IMM:
+	case ENGINE_OP_SYNC_SET:
+		return WIRE_PERM_RDMA_WRITE;
+	default:
+		return WIRE_PERM_RDMA_ATOMIC;
+	}
+}
+
+/* A refusal's reason (value, result_len) must be what the target saw:
+ * the permission the opcode needs, or our region's bounds; every other
+ * answer of ours carries neither. */
+static void judge_refusal(struct hostile *h, const struct expect *e, const struct wire_resp *r)
+{
+	uint64_t want_value = 0, want_len = 0;
+
+	switch (r->status) {
+	case WIRE_STATUS_CTX_LACKS:
+	case WIRE_STATUS_REGION_LACKS:
+		want_value = wire_perm_of(e->opcode);
+		break;
+	case WIRE_STATUS_OUT_OF_RANGE:
+		want_value = h->region.addr;
+		want_len = h->region.len;
+		break;
+	default:
+		break;
+	}
+	if (r->value != want_value || r->result_len != want_len)
+		problem(h, "%s: answer (wire status %#x) carries value %#" PRIx64 " and result_len %" PRIu64
+			   ", expected %#" PRIx64 " and %" PRIu64,
+			e->what, (unsigned)r->status, r->value, r->result_len, want_value, want_len);
+}
+
 /* One answer against what it answers. */
 static void judge_answer(struct hostile *h, struct answer *a)
 {
 	struct expect *e;
 	const struct wire_resp *r = &a->hdr;
+	doca_error_t st;
 
 	a->judged = true;
 	if (a->hdr_len != sizeof(struct wire_resp)) {
@@ -705,13 +749,13 @@ static void judge_answer(struct hostile *h, struct answer *a)
 			r->dst_conn_id, r->dst_conn_id == h->my_id ? " with another secret" : "", h->my_id);
 	if (r->opcode != e->opcode)
 		problem(h, "%s: answer echoes opcode %u, not %u", e->what, r->opcode, e->opcode);
-	if (r->status != wire_status_from_doca(e->status))
-		problem(h, "%s: answered %s, expected %s", e->what, status_name(r->status),
-			doca_error_get_name(e->status));
-	if (r->result_len != 0 || a->data_len != 0 || r->value != 0)
-		problem(h, "%s: answer carries data (result_len %" PRIu64 ", %zu payload bytes%s, value %#" PRIx64
-			   ")",
-			e->what, r->result_len, a->data_len, a->rndv ? " by rendezvous" : "", r->value);
+	if (!wire_status_to_doca(r->status, &st) || st != e->status)
+		problem(h, "%s: answered %s (wire status %#x), expected %s", e->what, status_name(r->status),
+			(unsigned)r->status, doca_error_get_name(e->status));
+	judge_refusal(h, e, r);
+	if (a->data_len != 0)
+		problem(h, "%s: answer carries %zu payload bytes%s", e->what, a->data_len,
+			a->rndv ? " by rendezvous" : "");
 }
 
 static bool all_answered(struct hostile *h)

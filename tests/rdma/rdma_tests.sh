@@ -161,6 +161,18 @@ run_pair() {
 			why="${why}UCX requests of the $f were never freed (was not returned to mpool); "
 		fi
 	done
+	# A refusal the target made is explained once in the initiator's
+	# log, as the target saw it (docs/troubleshooting.md, case 5).
+	explained=""
+	case $c in
+	ctxperm) explained="the peer refused it: the remote RDMA context (doca_rdma_set_permissions on the peer) lacks DOCA_ACCESS_FLAG_RDMA_WRITE" ;;
+	write_noperm) explained="the peer refused it: the remote mmap (doca_mmap_set_permissions on the peer) lacks DOCA_ACCESS_FLAG_RDMA_WRITE" ;;
+	oob) explained="the peer refused it: range [" ;;
+	revoked) explained="the peer refused it: it has no memory region for the remote mmap" ;;
+	esac
+	if [ -n "$explained" ] && [ "$(grep -cF -- "$explained" "$dir/initiator.err")" -ne 1 ]; then
+		why="${why}the initiator's log does not explain the target's refusal once (\"$explained\"); "
+	fi
 	if [ -z "$why" ]; then
 		pass=$((pass + 1))
 		echo "ok   $label (${dt}s)"

@@ -17,6 +17,8 @@
 _Atomic int error_lines;
 _Atomic int warning_lines;
 char last_error[2048];
+const char *_Atomic error_needle;
+_Atomic int error_needle_lines;
 static char log_line[2048];
 /* The last WARN line: written by whichever thread logs (the PE stall
  * monitor has its own), read by the test through last_warning_copy. */
@@ -40,6 +42,8 @@ static void log_flush(char *line)
 		error_lines++;
 	if (strstr(line, "[ERROR]") != NULL)
 		snprintf(last_error, sizeof(last_error), "%s", line);
+	if (strstr(line, "[ERROR]") != NULL && error_needle != NULL && strstr(line, error_needle) != NULL)
+		error_needle_lines++;
 	if (strstr(line, "[WARN]") != NULL) {
 		pthread_mutex_lock(&warning_lock);
 		snprintf(last_warning, sizeof(last_warning), "%s", line);

@@ -33,6 +33,9 @@
 extern _Atomic int error_lines;   /* ERROR lines the library logged so far */
 extern _Atomic int warning_lines; /* WARN lines the library logged so far */
 extern char last_error[]; /* the last ERROR line */
+/* ERROR lines holding error_needle (set by the test; NULL counts none). */
+extern const char *_Atomic error_needle;
+extern _Atomic int error_needle_lines;
 /* The last WARN line, copied into out (any thread may have logged it). */
 void last_warning_copy(char *out, size_t size);
 

@@ -14,6 +14,12 @@
  *    is stale (a context that stopped, a process that exited):
  *    doca_rdma_connect fails at once, or the connection soon, with the line
  *    (the exited process case runs alone: EXPLAIN_EXITED_PEER=1).
+ *  - a one-sided task that fails with DOCA_ERROR_NOT_PERMITTED (or
+ *    INVALID_VALUE for a range): which of the four permission sets lacks
+ *    which flag, or the range and the remote mmap's bounds, as the side
+ *    that checked saw them; the target's reasons once per connection and
+ *    reason. Descriptors are edited by hand (mmap.h documents the
+ *    format) to make a target see what this side's checks let through.
  */
 #include <poll.h>
 #include <stdbool.h>
@@ -38,8 +44,10 @@
 #include "rdma_pair.h"
 
 static char mem[16384];
+static char far_mem[8192] __attribute__((aligned(64))); /* the refusal cases' peer memory */
 static struct doca_mmap *mmap_rw, *remote_rw;
-static int ok_calls, err_calls;
+static int ok_calls, err_calls, done_calls;
+static doca_error_t last_status; /* of the last task completed */
 
 void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
 {
@@ -48,6 +56,8 @@ void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_us
 		ok_calls++;
 	else
 		err_calls++;
+	last_status = doca_task_get_status(task);
+	done_calls++;
 	doca_task_free(task);
 }
 
@@ -729,6 +739,290 @@ static void test_bad_stall_env(void **state)
 	assert_error_says("using 3000");
 }
 
+/* ---- (e) a one-sided task refused: DOCA_ERROR_NOT_PERMITTED ------------- */
+
+/* The last ERROR line ends with msg: the whole message after the log
+ * prefix, not just a part of it. */
+static void assert_error_line_is(const char *msg)
+{
+	const char *at = strstr(last_error, msg);
+
+	if (at == NULL || (strcmp(at + strlen(msg), "\n") != 0 && at[strlen(msg)] != '\0'))
+		fail_msg("expected the last ERROR line to be \"%s\": %s", msg, last_error);
+}
+
+/* A and B connected; B's context grants b_perms to its peers. */
+static void pair_with_peer_perms(uint32_t b_perms)
+{
+	ok_calls = err_calls = done_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	assert_ok(doca_rdma_set_permissions(B.rdma, b_perms));
+	side_conf_tasks(&A, 8, false);
+	side_conf_tasks(&B, 8, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	pair_connect();
+}
+
+static uint32_t a_conn_id(void)
+{
+	uint32_t id;
+
+	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
+	return id;
+}
+
+/* B's memory as A imports it, its export edited first: permissions
+ * (descriptor offset 12) and length (offset 48) as given, 0 to keep. */
+static struct doca_mmap *import_edited(struct doca_mmap *local, uint32_t perms, uint64_t len)
+{
+	uint8_t bytes[128];
+	struct doca_mmap *m;
+	const void *desc;
+	size_t desc_len;
+
+	assert_ok(doca_mmap_export_rdma(local, dev, &desc, &desc_len));
+	assert_true(desc_len <= sizeof(bytes) && desc_len >= 56);
+	memcpy(bytes, desc, desc_len);
+	if (perms != 0)
+		memcpy(bytes + 12, &perms, sizeof(perms)); /* little-endian host, as the format */
+	if (len != 0)
+		memcpy(bytes + 48, &len, sizeof(len));
+	assert_ok(doca_mmap_create_from_export(NULL, bytes, desc_len, dev, &m));
+	return m;
+}
+
+static void mmap_gone(struct doca_mmap *m)
+{
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/* Submit (doca_task_submit: no validation up front) and wait for it. */
+static doca_error_t run_task(struct doca_task *task)
+{
+	int before = done_calls;
+
+	assert_ok(doca_task_submit(task));
+	assert_true(progress_until(&done_calls, before + 1));
+	return last_status;
+}
+
+static struct doca_task *new_write(struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_rdma_task_write *wr;
+	union doca_data ud = {.u64 = 0};
+
+	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, src, dst, ud, &wr));
+	return doca_rdma_task_write_as_task(wr);
+}
+
+static struct doca_task *new_read(struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_rdma_task_read *rd;
+	union doca_data ud = {.u64 = 0};
+
+	assert_ok(doca_rdma_task_read_allocate_init(A.rdma, A.conn, src, dst, ud, &rd));
+	return doca_rdma_task_read_as_task(rd);
+}
+
+/* A peer mmap that grants reads only. */
+#define READ_ONLY_REMOTE (DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ)
+
+/* The local mmap: a read's destination must be locally writable. */
+static void test_refused_local_mmap(void **state)
+{
+	struct doca_mmap *ro = local_mmap(far_mem, 4096, DOCA_ACCESS_FLAG_RDMA_READ);
+	struct doca_buf *src = buf_on(remote_rw, mem + 4096, 64, 16);
+	struct doca_buf *dst = buf_on(ro, far_mem, 64, 0);
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	assert_int_equal(run_task(new_read(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	assert_error_line_is("rdma read: destination buffer 0: DOCA_ERROR_NOT_PERMITTED: the local mmap "
+			     "(doca_mmap_set_permissions) lacks DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, which a buffer the "
+			     "task writes into needs. Fix: grant it with doca_mmap_set_permissions before "
+			     "doca_mmap_start");
+	assert_int_equal(data_len_of(dst), 0);
+	put(src);
+	put(dst);
+	mmap_gone(ro);
+}
+
+/* The local RDMA context: its permissions say what peers may do through
+ * it, not what it may do to them (DOCA's requester samples set only
+ * LOCAL_READ_WRITE): a write from a context with the default
+ * permissions succeeds, and nothing is logged. */
+static void test_local_context_not_checked(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(remote_rw, mem + 4096, 64, 0);
+	uint32_t perms = 0;
+	int errors;
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	assert_ok(doca_rdma_get_permissions(A.rdma, &perms));
+	assert_int_equal(perms, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	errors = error_lines;
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_SUCCESS);
+	assert_int_equal(error_lines, errors);
+	put(src);
+	put(dst);
+}
+
+/* The remote RDMA context: the peer's doca_rdma_set_permissions lacks
+ * what the task needs. Explained once per connection and reason: a
+ * second write adds no line, a read (another flag) does. */
+static void test_refused_remote_context(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(remote_rw, mem + 4096, 64, 0);
+	struct doca_buf *rsrc = buf_on(remote_rw, mem + 8192, 64, 16);
+	struct doca_buf *rdst = buf_on(mmap_rw, mem + 12288, 64, 0);
+	char msg[512];
+	uint32_t id;
+
+	(void)state;
+	pair_with_peer_perms(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	id = a_conn_id();
+	error_needle = "the peer refused it";
+	error_needle_lines = 0;
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	snprintf(msg, sizeof(msg),
+		 "rdma write on connection %u: DOCA_ERROR_NOT_PERMITTED: the peer refused it: the remote RDMA "
+		 "context (doca_rdma_set_permissions on the peer) lacks DOCA_ACCESS_FLAG_RDMA_WRITE. Fix: the peer "
+		 "adds DOCA_ACCESS_FLAG_RDMA_WRITE to doca_rdma_set_permissions before doca_ctx_start (said once "
+		 "per connection and reason)",
+		 id);
+	assert_error_line_is(msg);
+	assert_int_equal(error_needle_lines, 1);
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(error_needle_lines, 1);
+	assert_int_equal(run_task(new_read(rsrc, rdst)), DOCA_ERROR_NOT_PERMITTED);
+	snprintf(msg, sizeof(msg),
+		 "rdma read on connection %u: DOCA_ERROR_NOT_PERMITTED: the peer refused it: the remote RDMA "
+		 "context (doca_rdma_set_permissions on the peer) lacks DOCA_ACCESS_FLAG_RDMA_READ. Fix: the peer "
+		 "adds DOCA_ACCESS_FLAG_RDMA_READ to doca_rdma_set_permissions before doca_ctx_start (said once "
+		 "per connection and reason)",
+		 id);
+	assert_error_line_is(msg);
+	assert_int_equal(error_needle_lines, 2);
+	error_needle = NULL;
+	put(src);
+	put(dst);
+	put(rsrc);
+	put(rdst);
+}
+
+/* The remote mmap, as its export says: refused before anything is sent. */
+static void test_refused_remote_mmap_export(void **state)
+{
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, READ_ONLY_REMOTE);
+	struct doca_mmap *imported = remote_of(peer);
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(imported, far_mem, 64, 0);
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	assert_error_line_is("rdma write: DOCA_ERROR_NOT_PERMITTED: the remote mmap (doca_mmap_set_permissions on "
+			     "the peer) lacks DOCA_ACCESS_FLAG_RDMA_WRITE, as its export says. Fix: the peer grants it "
+			     "with doca_mmap_set_permissions before doca_mmap_start and exports the mmap again");
+	put(src);
+	put(dst);
+	mmap_gone(imported);
+	mmap_gone(peer);
+}
+
+/* The remote mmap as the target sees it: the export this side imported
+ * claims RDMA_WRITE, the peer's mmap lacks it. */
+static void test_refused_remote_mmap_target(void **state)
+{
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, READ_ONLY_REMOTE);
+	struct doca_mmap *imported = import_edited(peer, ALL_RDMA_PERMS, 0);
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(imported, far_mem, 64, 0);
+	char msg[640];
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	error_needle = "the peer refused it";
+	error_needle_lines = 0;
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	snprintf(msg, sizeof(msg),
+		 "rdma write on connection %u: DOCA_ERROR_NOT_PERMITTED: the peer refused it: the remote mmap "
+		 "(doca_mmap_set_permissions on the peer) lacks DOCA_ACCESS_FLAG_RDMA_WRITE, though the export this "
+		 "side imported grants it (stale, or not the peer's). Fix: the peer grants DOCA_ACCESS_FLAG_RDMA_WRITE "
+		 "with doca_mmap_set_permissions before doca_mmap_start, exports the mmap again and this side "
+		 "imports that export (said once per connection and reason)",
+		 a_conn_id());
+	assert_error_line_is(msg);
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(error_needle_lines, 1);
+	error_needle = NULL;
+	put(src);
+	put(dst);
+	mmap_gone(imported);
+	mmap_gone(peer);
+}
+
+/* Out of range as the target sees it: the export this side imported
+ * claims 8 KiB, the peer's mmap is 4 KiB. The task fails with
+ * INVALID_VALUE, as it always has for a bad range. */
+static void test_refused_out_of_range(void **state)
+{
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, ALL_RDMA_PERMS);
+	struct doca_mmap *imported = import_edited(peer, 0, 8192);
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(imported, far_mem + 6144, 64, 0);
+	uintptr_t base = (uintptr_t)far_mem;
+	char msg[512];
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_INVALID_VALUE);
+	snprintf(msg, sizeof(msg),
+		 "rdma write on connection %u: DOCA_ERROR_INVALID_VALUE: the peer refused it: range [%#llx, %#llx) "
+		 "is outside the remote mmap's [%#llx, %#llx) as the peer sees it. Fix: keep remote buffers inside "
+		 "the range the peer exported, and import its current export (said once per connection and reason)",
+		 a_conn_id(), (unsigned long long)(base + 6144), (unsigned long long)(base + 6144 + 16),
+		 (unsigned long long)base, (unsigned long long)(base + 4096));
+	assert_error_line_is(msg);
+	put(src);
+	put(dst);
+	mmap_gone(imported);
+	mmap_gone(peer);
+}
+
+/* The peer stopped its mmap: it has no region for the key any more. */
+static void test_refused_region_gone(void **state)
+{
+	struct doca_mmap *peer = local_mmap(far_mem, 4096, ALL_RDMA_PERMS);
+	struct doca_mmap *imported = remote_of(peer);
+	struct doca_buf *src = buf_on(mmap_rw, mem, 64, 16);
+	struct doca_buf *dst = buf_on(imported, far_mem, 64, 0);
+	char msg[512];
+
+	(void)state;
+	pair_with_peer_perms(ALL_RDMA_PERMS);
+	mmap_gone(peer);
+	assert_int_equal(run_task(new_write(src, dst)), DOCA_ERROR_NOT_PERMITTED);
+	snprintf(msg, sizeof(msg),
+		 "rdma write on connection %u: DOCA_ERROR_NOT_PERMITTED: the peer refused it: it has no memory region "
+		 "for the remote mmap (the peer stopped or destroyed that mmap, or the export this side imported is "
+		 "stale or not the peer's). Fix: keep the peer's mmap started while tasks use it, and import its "
+		 "current export (said once per connection and reason)",
+		 a_conn_id());
+	assert_error_line_is(msg);
+	put(src);
+	put(dst);
+	mmap_gone(imported);
+}
+
 static void test_full_case(void **state)
 {
 	(void)state;
@@ -756,6 +1050,13 @@ int main(void)
 		cmocka_unit_test_teardown(test_disagree_transport, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_gid_type, teardown_sides),
 		cmocka_unit_test_teardown(test_stale_descriptor_of_stopped_context, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_local_mmap, teardown_sides),
+		cmocka_unit_test_teardown(test_local_context_not_checked, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_remote_context, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_remote_mmap_export, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_remote_mmap_target, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_out_of_range, teardown_sides),
+		cmocka_unit_test_teardown(test_refused_region_gone, teardown_sides),
 	};
 	const struct CMUnitTest env_tests[] = {
 		cmocka_unit_test(test_bad_stall_env),
