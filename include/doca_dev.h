@@ -8,9 +8,12 @@
  * softdoca's devices are "soft devices": one per network interface that has
  * an IP address (loopback included), named "soft_<interface>" unless
  * SOFTDOCA_DEVICES gives another name ("mlx5_0=eth0,mlx5_1=lo"). How
- * their PCI addresses are made up is described in src/core/dev.c. Soft devices have no
- * representors: the representor calls exist so programs link, and report
- * DOCA_ERROR_NOT_SUPPORTED.
+ * their PCI addresses are made up is described in src/core/dev.c.
+ *
+ * Representors are the BlueField side's view of the host (README "The
+ * BlueField side"): every open soft device lists one representor per soft
+ * device of the host, a PF representor with that device's PCI address,
+ * interface name and the VUID "softdoca-pf-<PCI address>".
  *
  * Thread rules: a device list and the devices in it may be read from any
  * thread; creating and destroying lists, opening and closing devices are
@@ -31,7 +34,7 @@ extern "C" {
 
 /* A device found on this machine: identity and capabilities, not opened. */
 struct doca_devinfo;
-/* A representor of a device (only on DPUs; soft devices have none). */
+/* A representor: on the BlueField side, a host PCI function. */
 struct doca_devinfo_rep;
 /* An opened device. */
 struct doca_dev;
@@ -79,14 +82,19 @@ doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list);
 
 /*
  * List the representors of an open device that match filter (an
- * enum doca_devinfo_rep_filter value). Soft devices have none: returns
- * NOT_SUPPORTED. Errors: INVALID_VALUE (NULL argument), NOT_SUPPORTED.
+ * enum doca_devinfo_rep_filter value): ALL and NET list one per host soft
+ * device, EMULATED alone none (the host has no emulated functions). On
+ * success *dev_list_rep is NULL-terminated, *nb_devs_rep long (0 allowed);
+ * release it with doca_devinfo_rep_destroy_list.
+ * Errors: INVALID_VALUE (NULL argument, unknown filter bits, dev not open),
+ * NO_MEMORY.
  */
 DOCA_STABLE
 doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
 					  struct doca_devinfo_rep ***dev_list_rep, uint32_t *nb_devs_rep);
 
-/* Release a representor list. Errors: INVALID_VALUE (NULL list). */
+/* Release a representor list; representors opened from it stay valid.
+ * Errors: INVALID_VALUE (NULL, or not a live list). */
 DOCA_STABLE
 doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep);
 
@@ -106,11 +114,12 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev);
 DOCA_STABLE
 doca_error_t doca_dev_close(struct doca_dev *dev);
 
-/* Open a representor. Soft devices have none: NOT_SUPPORTED. */
+/* Open a representor of a live list (or of an open representor). Each open
+ * is a new handle with its own close. Errors: INVALID_VALUE, NO_MEMORY. */
 DOCA_STABLE
 doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep);
 
-/* Close a representor. Errors: INVALID_VALUE, NOT_SUPPORTED. */
+/* Close a representor. Errors: INVALID_VALUE (NULL or not open). */
 DOCA_STABLE
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev);
 
@@ -218,7 +227,7 @@ doca_error_t doca_devinfo_cap_is_accelerate_resource_reclaim_supported(const str
 DOCA_EXPERIMENTAL
 doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev);
 
-/* ---- Representor identity (soft devices have no representors) ------- */
+/* ---- Representor identity (of a live list or an open representor) ---- */
 
 /* Write the representor's VUID (NUL-terminated). Errors: INVALID_VALUE. */
 DOCA_STABLE
@@ -246,6 +255,7 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
 					     uint32_t size);
 
+/* Errors: INVALID_VALUE, NOT_SUPPORTED (a soft function has no VHCA). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep, uint16_t *vhca_id);
 

@@ -100,6 +100,8 @@ counted() {
 counted "benchmark smoke run: bench/run_bench.sh --quick prints every row (figures not judged)" \
 	bash tests/bench/smoke.sh build
 counted "install and build an outside program with pkg-config" bash tests/install/check_install.sh build
+counted "host and BlueField (DPU) personalities of the install: DOCA_ARCH_DPU, representors" \
+	bash tests/install/check_personality.sh build
 counted "Go and Python shims over the shipped samples, against the C samples (examples/)" \
 	bash tests/examples/run_examples.sh build
 # The Debian package, then the installs into the system itself: run once,

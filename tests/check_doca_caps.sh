@@ -173,8 +173,21 @@ run capsp 0 -p "$(head -1 "$work/devices" | cut -d' ' -f1)"
 
 # ---- representors, libraries, loggers, version, help ------------------------
 run reps 0 --list-rep-devs
-grep -v '^PCI: ' "$work/reps.out" && fail "--list-rep-devs: a soft device shows a representor"
 [ "$(grep -c '^PCI: ' "$work/reps.out")" = "$ndev" ] || fail "--list-rep-devs: not one block per device"
+# Every soft device lists one representor per soft device of the host (the
+# BlueField side), each a PF with the host device's PCI address and VUID.
+[ "$(grep -c '^    PCI: ' "$work/reps.out")" = "$((ndev * ndev))" ] ||
+	fail "--list-rep-devs: not one representor per host device under each device"
+awk '/^PCI: /{print $2}' "$work/reps.out" >"$work/reps.devs"
+awk '/^    PCI: /{print $2}' "$work/reps.out" | sort | uniq -c | awk -v n="$ndev" '$1 != n {print "BAD " $2}' |
+	grep -q BAD && fail "--list-rep-devs: a representor's PCI address is not listed under every device"
+awk '/^    PCI: /{p=$2} $1=="vuid"{if ($2 != "softdoca-pf-" p) print "BAD " p " " $2}
+	$1=="pci_func_type"{if ($2 != "PF") print "BAD type " p} $1=="hotplug"{if ($2 != "0") print "BAD hotplug " p}' \
+	"$work/reps.out" | grep BAD && fail "--list-rep-devs: a representor row is wrong"
+[ "$(grep -cE '^        vuid +softdoca-pf-' "$work/reps.out")" = "$((ndev * ndev))" ] ||
+	fail "--list-rep-devs: a representor has no vuid row"
+awk '/^    PCI: /{print $2}' "$work/reps.out" | sort -u | cmp -s - <(sort -u "$work/reps.devs") ||
+	fail "--list-rep-devs: representor addresses are not the devices' addresses"
 run repsb 0 -b
 cmp -s "$work/reps.out" "$work/repsb.out" || fail "-b differs from --list-rep-devs"
 run libs 0 --list-libs

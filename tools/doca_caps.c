@@ -216,18 +216,27 @@ static void list_rep(struct doca_devinfo_rep *rep)
 {
 	char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE] = "?";
 	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE] = "";
+	char vuid[DOCA_DEVINFO_REP_VUID_SIZE] = "";
+	enum doca_pci_func_type type = DOCA_PCI_FUNC_TYPE_PF;
+	const char *type_name = "?";
 	uint8_t hotplug = 0;
 
 	(void)doca_devinfo_rep_get_pci_addr_str(rep, pci);
 	(void)doca_devinfo_rep_get_iface_name(rep, iface, sizeof(iface));
 	(void)doca_devinfo_rep_get_is_hotplug(rep, &hotplug);
+	(void)doca_devinfo_rep_get_vuid(rep, vuid, sizeof(vuid));
+	if (doca_devinfo_rep_get_pci_func_type(rep, &type) == DOCA_SUCCESS)
+		type_name = type == DOCA_PCI_FUNC_TYPE_PF ? "PF" : type == DOCA_PCI_FUNC_TYPE_VF ? "VF" : "SF";
 	printf(CAPS_INDENT_SECTION "PCI: %s\n", pci);
 	printf(CAPS_INDENT_ROW "%-*s %s\n", ATTR_WIDTH, "iface_name", iface);
+	printf(CAPS_INDENT_ROW "%-*s %s\n", ATTR_WIDTH, "pci_func_type", type_name);
+	printf(CAPS_INDENT_ROW "%-*s %s\n", ATTR_WIDTH, "vuid", vuid);
 	printf(CAPS_INDENT_ROW "%-*s %u\n", ATTR_WIDTH, "hotplug", hotplug);
 }
 
 /* A device's representors, asked for only where the device says it has
- * any (soft devices never do: their block is the PCI line alone). */
+ * any. Every soft device does: one per soft device of the host, the
+ * functions a BlueField-side program reaches (README "The BlueField side"). */
 static int list_rep_devs(struct doca_devinfo *devinfo, const char *pci)
 {
 	struct doca_devinfo_rep **reps = NULL;
@@ -380,7 +389,7 @@ static void usage(FILE *f, const char *prog)
 		"                           then softdoca's extras (GID table with types)\n"
 		"  -l, --list-devs          one block per PCI address: ibdev and interface\n"
 		"                           names, MAC, IPv4/IPv6 addresses, GIDs\n"
-		"  -b, --list-rep-devs      each device's representors (soft devices have none)\n"
+		"  -b, --list-rep-devs      each device's representors (the host's soft devices)\n"
 		"      --list-libs          the DOCA libraries, installed or not\n"
 		"      --list-loggers       the registered log sources\n"
 		"  -p, --pci-addr <addr>    only the device at this PCI address\n"

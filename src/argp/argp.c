@@ -1236,7 +1236,9 @@ static doca_error_t argp_token_add(struct argp_tokens *toks, struct argp_token *
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (t->param != NULL && t->param->type == DOCA_ARGP_TYPE_DEVICE_REP) {
-		ARGP_ERR("flag %s: device representors are not supported (soft devices have none)", label);
+		ARGP_ERR("flag %s: representor flags (DOCA_ARGP_TYPE_DEVICE_REP) are not supported; "
+			 "take a PCI address and use doca_devinfo_rep_create_list",
+			 label);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if (t->param != NULL && ++t->param->seen > 1 && !t->param->multiplicity) {

@@ -20,8 +20,9 @@
  *     F(2 bits) DDDD(16 bits) BB(8 bits) DD(5 bits)
  * the address is "DDDD:BB:DD.F". So ifindex 1 is "0000:00:01.0", ifindex 2
  * is "0000:00:02.0", ifindex 40 is "0000:01:08.0". Every soft device is a
- * PF; none has an SF index, a LID (not InfiniBand), a VHCA id or
- * representors.
+ * PF; none has an SF index, a LID (not InfiniBand) or a VHCA id. Every
+ * soft device can also be the BlueField side's device: its representors
+ * (dev_rep.c) stand for the soft devices of the host.
  *
  * Link rate. Read from /sys/class/net/<iface>/speed when the kernel knows
  * it; otherwise (loopback, virtual interfaces) SOFT_DEFAULT_RATE.
@@ -86,6 +87,16 @@ static void devinfo_unref(struct doca_devinfo *devinfo)
 		return;
 	free(devinfo->addrs);
 	free(devinfo);
+}
+
+void core_devinfo_ref(struct doca_devinfo *devinfo)
+{
+	devinfo_ref(devinfo);
+}
+
+void core_devinfo_unref(struct doca_devinfo *devinfo)
+{
+	devinfo_unref(devinfo);
 }
 
 /* Scratch list the snapshot is built in. */
@@ -596,6 +607,19 @@ struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
 	return dev->devinfo;
 }
 
+doca_error_t core_dev_pci_addr(const struct doca_dev *dev, char out[DOCA_DEVINFO_PCI_ADDR_SIZE])
+{
+	doca_error_t err = DOCA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&registry_lock);
+	if (registry_contains(dev)) {
+		memcpy(out, dev->devinfo->pci_addr, DOCA_DEVINFO_PCI_ADDR_SIZE);
+		err = DOCA_SUCCESS;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return err;
+}
+
 SOFTDOCA_EXPORT void softdoca_dev_hold(struct doca_dev *dev)
 {
 	if (dev != NULL)
@@ -721,31 +745,36 @@ static int pci_addr_equal(const struct pci_addr *a, const struct pci_addr *b)
 	return a->domain == b->domain && a->bus == b->bus && a->device == b->device && a->function == b->function;
 }
 
+doca_error_t core_pci_addr_compare(const char *func, const char *name, const char *own, const char *wanted,
+				   uint8_t *is_equal)
+{
+	struct pci_addr want;
+	struct pci_addr have;
+
+	if (pci_addr_parse(wanted, &want) != 0) {
+		SDK_LOG_ERR("%s: '%.*s' is not a PCI address (expected DDDD:BB:DD.F or BB:DD.F in hex)", func,
+			    DOCA_DEVINFO_PCI_ADDR_SIZE, wanted);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (pci_addr_parse(own, &have) != 0) {
+		SDK_LOG_ERR("%s: %s has a malformed PCI address '%s'", func, name, own);
+		return DOCA_ERROR_UNEXPECTED;
+	}
+	*is_equal = (uint8_t)pci_addr_equal(&want, &have);
+	return DOCA_SUCCESS;
+}
+
 DOCA_STABLE
 doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
 					    uint8_t *is_equal)
 {
-	struct pci_addr wanted;
-	struct pci_addr own;
-
 	if (devinfo == NULL)
 		return null_arg(__func__, "devinfo");
 	if (pci_addr_str == NULL)
 		return null_arg(__func__, "pci_addr_str");
 	if (is_equal == NULL)
 		return null_arg(__func__, "is_equal");
-	if (pci_addr_parse(pci_addr_str, &wanted) != 0) {
-		SDK_LOG_ERR("%s: '%.*s' is not a PCI address (expected DDDD:BB:DD.F or BB:DD.F in hex)", __func__,
-			    DOCA_DEVINFO_PCI_ADDR_SIZE, pci_addr_str);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (pci_addr_parse(devinfo->pci_addr, &own) != 0) {
-		SDK_LOG_ERR("%s: device %s has a malformed PCI address '%s'", __func__, devinfo->ibdev_name,
-			    devinfo->pci_addr);
-		return DOCA_ERROR_UNEXPECTED;
-	}
-	*is_equal = (uint8_t)pci_addr_equal(&wanted, &own);
-	return DOCA_SUCCESS;
+	return core_pci_addr_compare(__func__, devinfo->ibdev_name, devinfo->pci_addr, pci_addr_str, is_equal);
 }
 
 /* First address of one family, in GID order. */
@@ -862,16 +891,22 @@ doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, ui
 	return DOCA_SUCCESS;
 }
 
-/* ---- capability queries: soft devices have none of these ------------- */
+/* ---- capability queries --------------------------------------------- */
 
-static doca_error_t cap_no(const char *func, const struct doca_devinfo *devinfo, uint8_t *out)
+/* Answer a yes/no capability query. */
+static doca_error_t cap_answer(const char *func, const struct doca_devinfo *devinfo, uint8_t *out, uint8_t yes)
 {
 	if (devinfo == NULL)
 		return null_arg(func, "devinfo");
 	if (out == NULL)
 		return null_arg(func, "output");
-	*out = 0;
+	*out = yes;
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t cap_no(const char *func, const struct doca_devinfo *devinfo, uint8_t *out)
+{
+	return cap_answer(func, devinfo, out, 0);
 }
 
 DOCA_STABLE
@@ -892,21 +927,21 @@ DOCA_STABLE
 doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_all_supported)
 {
-	return cap_no(__func__, devinfo, filter_all_supported);
+	return cap_answer(__func__, devinfo, filter_all_supported, 1); /* representors: dev_rep.c */
 }
 
 DOCA_STABLE
 doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_net_supported)
 {
-	return cap_no(__func__, devinfo, filter_net_supported);
+	return cap_answer(__func__, devinfo, filter_net_supported, 1); /* representors: dev_rep.c */
 }
 
 DOCA_STABLE
 doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
 							       uint8_t *filter_emulated_supported)
 {
-	return cap_no(__func__, devinfo, filter_emulated_supported);
+	return cap_answer(__func__, devinfo, filter_emulated_supported, 1); /* representors: dev_rep.c */
 }
 
 DOCA_EXPERIMENTAL
@@ -924,128 +959,6 @@ doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
 	SDK_LOG_INFO("%s: not supported by %s (a soft device has nothing to reclaim faster)", __func__,
 		    dev->devinfo->ibdev_name);
 	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-/* ---- representors: soft devices have none ----------------------------- */
-
-/* Any non-NULL representor pointer cannot have come from softdoca, since
- * it never creates one. */
-static doca_error_t no_representors(const char *func, const void *rep, const char *name)
-{
-	if (rep == NULL)
-		return null_arg(func, name);
-	SDK_LOG_ERR("%s: soft devices have no representors; %s was not created by softdoca", func, name);
-	return DOCA_ERROR_INVALID_VALUE;
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
-					  struct doca_devinfo_rep ***dev_list_rep, uint32_t *nb_devs_rep)
-{
-	int known = DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED;
-
-	if (dev == NULL)
-		return null_arg(__func__, "dev");
-	if (dev_list_rep == NULL)
-		return null_arg(__func__, "dev_list_rep");
-	if (nb_devs_rep == NULL)
-		return null_arg(__func__, "nb_devs_rep");
-	if ((filter & ~known) != 0) {
-		SDK_LOG_ERR("%s: unknown representor filter 0x%x", __func__, (unsigned int)filter);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	SDK_LOG_INFO("%s: device %s has no representors (soft devices never do; representors exist on DPUs)",
-		    __func__, dev->devinfo->ibdev_name);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **dev_list_rep)
-{
-	return no_representors(__func__, dev_list_rep, "dev_list_rep");
-}
-
-DOCA_STABLE
-doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo, struct doca_dev_rep **dev_rep)
-{
-	if (devinfo == NULL)
-		return null_arg(__func__, "devinfo");
-	if (dev_rep == NULL)
-		return null_arg(__func__, "dev_rep");
-	SDK_LOG_INFO("%s: soft devices have no representors to open", __func__);
-	return DOCA_ERROR_NOT_SUPPORTED;
-}
-
-DOCA_STABLE
-doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
-{
-	return no_representors(__func__, dev, "dev");
-}
-
-DOCA_STABLE
-struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
-{
-	(void)no_representors(__func__, dev_rep, "dev_rep");
-	return NULL;
-}
-
-/* Shared checks of the representor getters: both pointers must be set. */
-static doca_error_t rep_getter(const char *func, const struct doca_devinfo_rep *rep, const void *out)
-{
-	if (rep == NULL)
-		return null_arg(func, "devinfo_rep");
-	if (out == NULL)
-		return null_arg(func, "output");
-	return no_representors(func, rep, "devinfo_rep");
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size)
-{
-	(void)size;
-	return rep_getter(__func__, devinfo_rep, rep_vuid);
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep, const char *pci_addr_str,
-						uint8_t *is_equal)
-{
-	if (pci_addr_str == NULL)
-		return null_arg(__func__, "pci_addr_str");
-	return rep_getter(__func__, devinfo_rep, is_equal);
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep, char *pci_addr_str)
-{
-	return rep_getter(__func__, devinfo_rep, pci_addr_str);
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
-						enum doca_pci_func_type *pci_func_type)
-{
-	return rep_getter(__func__, devinfo_rep, pci_func_type);
-}
-
-DOCA_STABLE
-doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep, uint8_t *is_hotplug)
-{
-	return rep_getter(__func__, devinfo_rep, is_hotplug);
-}
-
-DOCA_EXPERIMENTAL
-doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep, char *iface_name,
-					     uint32_t size)
-{
-	(void)size;
-	return rep_getter(__func__, devinfo_rep, iface_name);
-}
-
-DOCA_EXPERIMENTAL
-doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep, uint16_t *vhca_id)
-{
-	return rep_getter(__func__, devinfo_rep, vhca_id);
 }
 
 /* ---- internal getters for rdma, engine and tools ---------------------- */

@@ -87,4 +87,19 @@ SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid_find(const struct doca_devinfo
 SOFTDOCA_EXPORT void softdoca_dev_hold(struct doca_dev *dev);
 SOFTDOCA_EXPORT void softdoca_dev_release(struct doca_dev *dev);
 
+/* Within libdoca_common (dev_rep.c): a reference on a devinfo, kept by the
+ * representors that stand for it; every ref needs one unref. */
+void core_devinfo_ref(struct doca_devinfo *devinfo);
+void core_devinfo_unref(struct doca_devinfo *devinfo);
+
+/* Compare PCI address wanted (caller input, strictly parsed) with own (a
+ * device's or representor's), for API call func about object name. Errors:
+ * INVALID_VALUE (wanted malformed, logged), UNEXPECTED (own malformed). */
+doca_error_t core_pci_addr_compare(const char *func, const char *name, const char *own, const char *wanted,
+				   uint8_t *is_equal);
+
+/* Copy the PCI address of dev if dev is an open device. Errors:
+ * INVALID_VALUE (not an open device; not logged, the caller says why). */
+doca_error_t core_dev_pci_addr(const struct doca_dev *dev, char out[DOCA_DEVINFO_PCI_ADDR_SIZE]);
+
 #endif /* SOFTDOCA_CORE_DEV_H_ */

@@ -117,6 +117,9 @@ check_files() {
 	for m in doca doca-common doca-rdma doca-dma doca-argp; do
 		want+=("$libdir/pkgconfig/$m.pc" "/usr/lib/$triplet/pkgconfig/$m.pc")
 	done
+	# The BlueField (DPU) personality, not on pkg-config's default path.
+	want+=("$prefix/include/doca_build_config.h" "$prefix/include/doca-dpu/doca_build_config.h")
+	for m in doca doca-common doca-rdma doca-dma doca-argp; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
 	for f in "${want[@]}"; do
 		grep -qxF "$f" <<<"$list" || fail "the package has no $f"
 	done

@@ -1,6 +1,7 @@
 /*
  * Unit tests of devices: listing, naming and aliases, open/close counting,
- * getters and their argument checks, PCI address parsing, representors.
+ * getters and their argument checks, PCI address parsing, representors
+ * (the BlueField side) and the emulated PCIe link seam of dev_rep.h.
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -14,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include <doca_dev.h>
 
 #include "dev.h"
+#include "dev_rep.h"
 
 #define ALIAS_ENV "SOFTDOCA_DEVICES"
 
@@ -470,13 +474,17 @@ static void test_addr_getters(void **state)
 static void test_misc_getters_and_caps(void **state)
 {
 	typedef doca_error_t (*cap_fn)(const struct doca_devinfo *, uint8_t *);
-	static const cap_fn caps[] = {
-		doca_devinfo_cap_is_hotplug_manager_supported,
-		doca_devinfo_cap_is_notification_moderation_supported,
-		doca_devinfo_rep_cap_is_filter_all_supported,
-		doca_devinfo_rep_cap_is_filter_net_supported,
-		doca_devinfo_rep_cap_is_filter_emulated_supported,
-		doca_devinfo_cap_is_accelerate_resource_reclaim_supported,
+	static const struct {
+		cap_fn fn;
+		uint8_t yes;
+	} caps[] = {
+		{doca_devinfo_cap_is_hotplug_manager_supported, 0},
+		{doca_devinfo_cap_is_notification_moderation_supported, 0},
+		/* Every soft device lists representors (the BlueField side). */
+		{doca_devinfo_rep_cap_is_filter_all_supported, 1},
+		{doca_devinfo_rep_cap_is_filter_net_supported, 1},
+		{doca_devinfo_rep_cap_is_filter_emulated_supported, 1},
+		{doca_devinfo_cap_is_accelerate_resource_reclaim_supported, 0},
 	};
 	struct listing l;
 	struct doca_devinfo *d;
@@ -509,10 +517,10 @@ static void test_misc_getters_and_caps(void **state)
 	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
 		uint8_t v = 0xee;
 
-		assert_int_equal(caps[i](d, &v), DOCA_SUCCESS);
-		assert_int_equal(v, 0);
-		assert_int_equal(caps[i](NULL, &v), DOCA_ERROR_INVALID_VALUE);
-		assert_int_equal(caps[i](d, NULL), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(caps[i].fn(d, &v), DOCA_SUCCESS);
+		assert_int_equal(v, caps[i].yes);
+		assert_int_equal(caps[i].fn(NULL, &v), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(caps[i].fn(d, NULL), DOCA_ERROR_INVALID_VALUE);
 	}
 
 	assert_int_equal(doca_dev_open(d, &dev), DOCA_SUCCESS);
@@ -574,9 +582,180 @@ static void test_pci_addr_parsing(void **state)
 	list_destroy(&l);
 }
 
-/* ---- representors ------------------------------------------------------ */
+/* ---- representors (the BlueField side) ------------------------------------ */
 
-static void test_representors(void **state)
+/* An open device and its representor list with filter. */
+struct rep_fixture {
+	struct listing l;
+	struct doca_dev *dev;
+	struct doca_devinfo_rep **reps;
+	uint32_t nb;
+};
+
+static void rep_fixture_open(struct rep_fixture *f, int filter)
+{
+	list_create(&f->l);
+	assert_true(f->l.nb > 0);
+	assert_int_equal(doca_dev_open(f->l.list[0], &f->dev), DOCA_SUCCESS);
+	f->reps = NULL;
+	f->nb = 0xdead;
+	assert_int_equal(doca_devinfo_rep_create_list(f->dev, filter, &f->reps, &f->nb), DOCA_SUCCESS);
+	assert_non_null(f->reps);
+}
+
+static void rep_fixture_close(struct rep_fixture *f)
+{
+	assert_int_equal(doca_devinfo_rep_destroy_list(f->reps), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(f->dev), DOCA_SUCCESS);
+	list_destroy(&f->l);
+}
+
+/* The representor standing for the host device with PCI address pci. */
+static struct doca_devinfo_rep *rep_find_pci(const struct rep_fixture *f, const char *pci)
+{
+	for (uint32_t i = 0; i < f->nb; i++) {
+		uint8_t eq = 0;
+
+		assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f->reps[i], pci, &eq), DOCA_SUCCESS);
+		if (eq)
+			return f->reps[i];
+	}
+	return NULL;
+}
+
+/* One representor per host soft device, in list order, with its identity. */
+static void test_rep_list_and_getters(void **state)
+{
+	struct rep_fixture f;
+	(void)state;
+
+	rep_fixture_open(&f, DOCA_DEVINFO_REP_FILTER_ALL);
+	assert_int_equal(f.nb, f.l.nb);
+	assert_null(f.reps[f.nb]);
+	for (uint32_t i = 0; i < f.nb; i++) {
+		char host_pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+		char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
+		char iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
+		char host_iface[DOCA_DEVINFO_IFACE_NAME_SIZE];
+		char vuid[DOCA_DEVINFO_REP_VUID_SIZE];
+		char want_vuid[DOCA_DEVINFO_REP_VUID_SIZE];
+		enum doca_pci_func_type type = DOCA_PCI_FUNC_TYPE_SF;
+		uint8_t u8 = 0xee;
+		uint16_t u16;
+
+		assert_int_equal(doca_devinfo_get_pci_addr_str(f.l.list[i], host_pci), DOCA_SUCCESS);
+		assert_int_equal(doca_devinfo_rep_get_pci_addr_str(f.reps[i], pci), DOCA_SUCCESS);
+		assert_string_equal(pci, host_pci);
+		assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], host_pci, &u8), DOCA_SUCCESS);
+		assert_int_equal(u8, 1);
+		/* The BDF form names the same function (domain 0). */
+		if (strncmp(host_pci, "0000:", 5) == 0) {
+			u8 = 0;
+			assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], host_pci + 5, &u8),
+					 DOCA_SUCCESS);
+			assert_int_equal(u8, 1);
+		}
+		assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], "ffff:ff:1f.7", &u8), DOCA_SUCCESS);
+		assert_int_equal(u8, 0);
+		assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], "b1:00.0x", &u8),
+				 DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], "", &u8), DOCA_ERROR_INVALID_VALUE);
+
+		assert_int_equal(doca_devinfo_rep_get_vuid(f.reps[i], vuid, sizeof(vuid)), DOCA_SUCCESS);
+		snprintf(want_vuid, sizeof(want_vuid), "softdoca-pf-%s", host_pci);
+		assert_string_equal(vuid, want_vuid);
+		assert_int_equal(doca_devinfo_rep_get_vuid(f.reps[i], vuid, (uint32_t)strlen(want_vuid)),
+				 DOCA_ERROR_INVALID_VALUE);
+
+		assert_int_equal(doca_devinfo_rep_get_pci_func_type(f.reps[i], &type), DOCA_SUCCESS);
+		assert_int_equal(type, DOCA_PCI_FUNC_TYPE_PF);
+		u8 = 0xee;
+		assert_int_equal(doca_devinfo_rep_get_is_hotplug(f.reps[i], &u8), DOCA_SUCCESS);
+		assert_int_equal(u8, 0);
+		assert_int_equal(doca_devinfo_get_iface_name(f.l.list[i], host_iface, sizeof(host_iface)),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_devinfo_rep_get_iface_name(f.reps[i], iface, sizeof(iface)), DOCA_SUCCESS);
+		assert_string_equal(iface, host_iface);
+		assert_int_equal(doca_devinfo_rep_get_iface_name(f.reps[i], iface, 1), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(doca_devinfo_rep_get_vhca_id(f.reps[i], &u16), DOCA_ERROR_NOT_SUPPORTED);
+	}
+	rep_fixture_close(&f);
+}
+
+static void test_rep_filters(void **state)
+{
+	struct rep_fixture all;
+	struct rep_fixture net;
+	struct rep_fixture emu;
+	struct rep_fixture both;
+	(void)state;
+
+	rep_fixture_open(&all, DOCA_DEVINFO_REP_FILTER_ALL);
+	rep_fixture_open(&net, DOCA_DEVINFO_REP_FILTER_NET);
+	rep_fixture_open(&emu, DOCA_DEVINFO_REP_FILTER_EMULATED);
+	rep_fixture_open(&both, DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED);
+	assert_int_equal(net.nb, all.nb);
+	assert_int_equal(both.nb, all.nb);
+	/* Soft host functions are PFs, none is emulated: an empty list. */
+	assert_int_equal(emu.nb, 0);
+	assert_null(emu.reps[0]);
+	for (uint32_t i = 0; i < all.nb; i++) {
+		char pci[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
+
+		assert_int_equal(doca_devinfo_rep_get_pci_addr_str(all.reps[i], pci), DOCA_SUCCESS);
+		assert_non_null(rep_find_pci(&net, pci));
+	}
+	rep_fixture_close(&both);
+	rep_fixture_close(&emu);
+	rep_fixture_close(&net);
+	rep_fixture_close(&all);
+}
+
+/* An open representor outlives its list; closes are checked. */
+static void test_rep_open_close(void **state)
+{
+	struct rep_fixture f;
+	struct doca_dev_rep *rep = NULL;
+	struct doca_dev_rep *rep2 = NULL;
+	struct doca_devinfo_rep *info;
+	char pci_before[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
+	char pci_after[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
+	char vuid[DOCA_DEVINFO_REP_VUID_SIZE];
+	(void)state;
+
+	rep_fixture_open(&f, DOCA_DEVINFO_REP_FILTER_NET);
+	assert_true(f.nb > 0);
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(f.reps[0], pci_before), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_rep_open(f.reps[0], &rep), DOCA_SUCCESS);
+	assert_non_null(rep);
+	assert_int_equal(doca_dev_rep_open(f.reps[0], &rep2), DOCA_SUCCESS);
+	assert_ptr_not_equal(rep, rep2);
+	assert_ptr_equal(doca_dev_rep_as_devinfo(rep), f.reps[0]);
+
+	/* The list goes; the representor and its info stay. */
+	assert_int_equal(doca_devinfo_rep_destroy_list(f.reps), DOCA_SUCCESS);
+	assert_int_equal(doca_devinfo_rep_destroy_list(f.reps), DOCA_ERROR_INVALID_VALUE);
+	info = doca_dev_rep_as_devinfo(rep);
+	assert_non_null(info);
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(info, pci_after), DOCA_SUCCESS);
+	assert_string_equal(pci_before, pci_after);
+	assert_int_equal(doca_devinfo_rep_get_vuid(info, vuid, sizeof(vuid)), DOCA_SUCCESS);
+	/* The device the list came from may close while representors live. */
+	assert_int_equal(doca_dev_close(f.dev), DOCA_SUCCESS);
+
+	assert_int_equal(doca_dev_rep_close(rep), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_rep_close(rep), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_dev_rep_as_devinfo(rep));
+	/* rep2 still holds the info. */
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(info, pci_after), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_rep_close(rep2), DOCA_SUCCESS);
+	/* Nobody holds it any more: refused, not read. */
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(info, pci_after), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dev_rep_open(info, &rep), DOCA_ERROR_INVALID_VALUE);
+	list_destroy(&f.l);
+}
+
+static void test_rep_bad_args(void **state)
 {
 	struct listing l;
 	struct doca_dev *dev;
@@ -587,39 +766,243 @@ static void test_representors(void **state)
 	uint8_t u8;
 	uint16_t u16;
 	enum doca_pci_func_type type;
-	int dummy = 0;
+	uint64_t dummy[16] = {0};
+	struct doca_devinfo_rep *fake_info = (struct doca_devinfo_rep *)dummy;
 	(void)state;
 
 	list_create(&l);
 	assert_int_equal(doca_dev_open(l.list[0], &dev), DOCA_SUCCESS);
-	assert_int_equal(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &nb),
-			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_null(reps);
-	assert_int_equal(nb, 0);
-	assert_int_equal(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb),
-			 DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_devinfo_rep_create_list(dev, 0x40, &reps, &nb), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_create_list(dev, -1, &reps, &nb), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_create_list(NULL, 0, &reps, &nb), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_create_list(dev, 0, NULL, &nb), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_create_list(dev, 0, &reps, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_create_list((struct doca_dev *)dummy, 0, &reps, &nb),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_null(reps);
 
 	assert_int_equal(doca_devinfo_rep_destroy_list(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_destroy_list((struct doca_devinfo_rep **)dummy), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_dev_rep_open(NULL, &rep), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_dev_rep_open((struct doca_devinfo_rep *)&dummy, NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_dev_rep_open((struct doca_devinfo_rep *)&dummy, &rep), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_dev_rep_open(fake_info, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dev_rep_open(fake_info, &rep), DOCA_ERROR_INVALID_VALUE);
 	assert_null(rep);
 	assert_int_equal(doca_dev_rep_close(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dev_rep_close((struct doca_dev_rep *)dummy), DOCA_ERROR_INVALID_VALUE);
 	assert_null(doca_dev_rep_as_devinfo(NULL));
+	assert_null(doca_dev_rep_as_devinfo((struct doca_dev_rep *)dummy));
+
+	/* NULL and foreign infos, NULL outputs. */
 	assert_int_equal(doca_devinfo_rep_get_vuid(NULL, buf, sizeof(buf)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_vuid(fake_info, buf, sizeof(buf)), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(NULL, "00:00.0", &u8), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(fake_info, "00:00.0", &u8), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(NULL, buf), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(fake_info, buf), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_get_pci_func_type(NULL, &type), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_pci_func_type(fake_info, &type), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_get_is_hotplug(NULL, &u8), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_get_iface_name(NULL, buf, sizeof(buf)), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_devinfo_rep_get_vhca_id(NULL, &u16), DOCA_ERROR_INVALID_VALUE);
 
+	assert_int_equal(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb), DOCA_SUCCESS);
+	assert_true(nb > 0);
+	assert_int_equal(doca_devinfo_rep_get_vuid(reps[0], NULL, sizeof(buf)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(reps[0], NULL, &u8), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(reps[0], "00:00.0", NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_pci_addr_str(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_pci_func_type(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_is_hotplug(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_iface_name(reps[0], NULL, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_get_vhca_id(reps[0], NULL), DOCA_ERROR_INVALID_VALUE);
+	/* An element pointer is not a list. */
+	assert_int_equal(doca_devinfo_rep_destroy_list(reps + 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_devinfo_rep_destroy_list(reps), DOCA_SUCCESS);
+
 	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	/* A closed device lists nothing. */
+	assert_int_equal(doca_devinfo_rep_create_list(dev, 0, &reps, &nb), DOCA_ERROR_INVALID_VALUE);
 	list_destroy(&l);
+}
+
+/* ---- the emulated PCIe link ------------------------------------------------- */
+
+/* A fresh rendezvous directory for one test, in SOFTDOCA_PCIE_DIR. */
+static void pcie_dir_fresh(char *dir, size_t size)
+{
+	snprintf(dir, size, "/tmp/softdoca-test-pcie-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, dir, 1), 0);
+}
+
+static void pcie_dir_remove(const char *dir)
+{
+	unsetenv(SOFTDOCA_PCIE_DIR_ENV);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* Host device and representor of one PCI address are ends of one link;
+ * another address or another rendezvous directory is another link. */
+static void test_pcie_link(void **state)
+{
+	struct rep_fixture f;
+	struct doca_dev_rep *rep = NULL;
+	struct doca_dev_rep *other_rep = NULL;
+	struct softdoca_pcie_link host;
+	struct softdoca_pcie_link dpu;
+	struct softdoca_pcie_link other;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	char dir[64];
+	char dir2[64];
+	char path[128];
+	char want[128];
+	(void)state;
+
+	pcie_dir_fresh(dir, sizeof(dir));
+	rep_fixture_open(&f, DOCA_DEVINFO_REP_FILTER_NET);
+	assert_int_equal(doca_devinfo_get_pci_addr_str(f.l.list[0], pci), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_rep_open(rep_find_pci(&f, pci), &rep), DOCA_SUCCESS);
+
+	assert_int_equal(softdoca_dev_pcie_link(f.dev, &host), DOCA_SUCCESS);
+	assert_int_equal(softdoca_dev_rep_pcie_link(rep, &dpu), DOCA_SUCCESS);
+	assert_string_equal(host.pci_addr, pci);
+	assert_string_equal(host.dir, dir);
+	assert_true(softdoca_pcie_link_equal(&host, &dpu));
+	assert_false(softdoca_pcie_link_equal(&host, NULL));
+	assert_false(softdoca_pcie_link_equal(NULL, &dpu));
+
+	if (f.nb > 1) {
+		struct doca_devinfo_rep *info = NULL;
+		uint8_t eq = 1;
+
+		for (uint32_t i = 0; i < f.nb && info == NULL; i++) {
+			assert_int_equal(doca_devinfo_rep_is_equal_pci_addr(f.reps[i], pci, &eq), DOCA_SUCCESS);
+			if (!eq)
+				info = f.reps[i];
+		}
+		assert_non_null(info);
+		assert_int_equal(doca_dev_rep_open(info, &other_rep), DOCA_SUCCESS);
+		assert_int_equal(softdoca_dev_rep_pcie_link(other_rep, &other), DOCA_SUCCESS);
+		assert_false(softdoca_pcie_link_equal(&host, &other));
+		assert_int_equal(doca_dev_rep_close(other_rep), DOCA_SUCCESS);
+	}
+
+	/* Another emulated host: same function, another rendezvous directory. */
+	pcie_dir_fresh(dir2, sizeof(dir2));
+	assert_int_equal(softdoca_dev_rep_pcie_link(rep, &other), DOCA_SUCCESS);
+	assert_string_equal(other.dir, dir2);
+	assert_false(softdoca_pcie_link_equal(&host, &other));
+	pcie_dir_remove(dir2);
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, dir, 1), 0);
+
+	/* Paths of the link's files. */
+	assert_int_equal(softdoca_pcie_link_path(&host, "comch-x", path, sizeof(path)), DOCA_SUCCESS);
+	snprintf(want, sizeof(want), "%s/%s.comch-x", dir, pci);
+	assert_string_equal(path, want);
+	assert_int_equal(softdoca_pcie_link_path(&host, "comch-x", path, strlen(want)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, "", path, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, "../x", path, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, "a.b", path, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, "0123456789012345678901234567890123", path, sizeof(path)),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(NULL, "x", path, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, NULL, path, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_link_path(&host, "x", NULL, sizeof(path)), DOCA_ERROR_INVALID_VALUE);
+
+	/* Bad arguments: NULL, or objects that are not open. */
+	assert_int_equal(softdoca_dev_pcie_link(NULL, &host), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_dev_pcie_link(f.dev, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_dev_rep_pcie_link(NULL, &dpu), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_dev_rep_pcie_link(rep, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dev_rep_close(rep), DOCA_SUCCESS);
+	assert_int_equal(softdoca_dev_rep_pcie_link(rep, &dpu), DOCA_ERROR_INVALID_VALUE);
+	rep_fixture_close(&f);
+	assert_int_equal(softdoca_dev_pcie_link(f.dev, &host), DOCA_ERROR_INVALID_VALUE);
+	pcie_dir_remove(dir);
+}
+
+/* The rendezvous directory refuses what someone else could control. */
+static void test_pcie_dir_hostile(void **state)
+{
+	char base[64];
+	char path[SOFTDOCA_PCIE_DIR_MAX + 8];
+	char got[SOFTDOCA_PCIE_DIR_MAX];
+	char want[128];
+	struct stat st;
+	int fd = -1;
+	(void)state;
+
+	/* Default: per user under /tmp. */
+	unsetenv(SOFTDOCA_PCIE_DIR_ENV);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_SUCCESS);
+	snprintf(want, sizeof(want), "/tmp/softdoca-pcie-%u", (unsigned int)geteuid());
+	assert_string_equal(got, want);
+	assert_int_equal(softdoca_pcie_dir(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(softdoca_pcie_dir_open(NULL), DOCA_ERROR_INVALID_VALUE);
+
+	snprintf(base, sizeof(base), "/tmp/softdoca-test-pcie-XXXXXX");
+	assert_non_null(mkdtemp(base));
+
+	/* A missing directory is created 0700; a trailing '/' is the same one. */
+	snprintf(path, sizeof(path), "%s/new/", base);
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, path, 1), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_SUCCESS);
+	snprintf(path, sizeof(path), "%s/new", base);
+	assert_string_equal(got, path);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	assert_int_equal(softdoca_pcie_dir_open(&fd), DOCA_SUCCESS);
+	assert_true(fd >= 0);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(rmdir(path), 0);
+
+	/* Writable by others. */
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, path, 1), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(chmod(path, 0720), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(chmod(path, 0755), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_SUCCESS);
+	assert_int_equal(rmdir(path), 0);
+
+	/* A symlink to a good directory, and a regular file. */
+	snprintf(want, sizeof(want), "%s/link", base);
+	assert_int_equal(symlink(base, want), 0);
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, want, 1), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(softdoca_pcie_dir_open(&fd), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(unlink(want), 0);
+	{
+		FILE *file = fopen(want, "w");
+
+		assert_non_null(file);
+		fclose(file);
+	}
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(unlink(want), 0);
+
+	/* Missing parent: nothing is created beyond the last component. */
+	snprintf(path, sizeof(path), "%s/no/such", base);
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, path, 1), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_OPERATING_SYSTEM);
+
+	/* Malformed values. */
+	static const char *const bad[] = {"relative/dir", "/tmp/../etc", "/tmp/./x", "/tmp/a\nb", "/..", ".", "/x/.."};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, bad[i], 1), 0);
+		assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_INVALID_VALUE);
+	}
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	assert_int_equal(setenv(SOFTDOCA_PCIE_DIR_ENV, path, 1), 0);
+	assert_int_equal(softdoca_pcie_dir(got), DOCA_ERROR_INVALID_VALUE);
+
+	unsetenv(SOFTDOCA_PCIE_DIR_ENV);
+	assert_int_equal(rmdir(base), 0);
 }
 
 int main(void)
@@ -638,7 +1021,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_addr_getters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_misc_getters_and_caps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pci_addr_parsing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_representors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rep_list_and_getters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rep_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rep_open_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rep_bad_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pcie_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pcie_dir_hostile, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
