@@ -552,6 +552,8 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 		qual = tail;
 		if (qual.len == 0)
 			return fault_bad(ps, target, "a '/' takes a qualifier (id=<N>, nth=<N>, client or server)");
+		if (memchr(qual.p, '/', qual.len) != NULL)
+			return fault_bad(ps, qual, "one qualifier per rule");
 	}
 	for (t = 0; t < sizeof(fault_targets) / sizeof(fault_targets[0]); t++)
 		if (fault_tok_is(type, fault_targets[t].name))
@@ -1401,7 +1403,9 @@ static void fault_on_conn_event(void *arg, struct engine_conn *inner, enum engin
 
 	if (fc == NULL)
 		return;
-	if (atomic_load(&fc->faked) && event != ENGINE_CONN_REQUEST) {
+	if (event == ENGINE_CONN_REQUEST) {
+		atomic_store(&fc->faked, false); /* a slot once faked, freed, serving a new request */
+	} else if (atomic_load(&fc->faked)) {
 		SDK_LOG_DBG("fault engine: event %d of faked connection %u not passed on", (int)event,
 			    w->inner_ops->conn_id(inner));
 		return;
@@ -1585,9 +1589,6 @@ static void fault_conn_release(struct engine_conn *conn)
 
 	fault_fail_conn_held(fc, DOCA_ERROR_CONNECTION_RESET);
 	fc->w->inner_ops->conn_release(fault_inner(fc));
-	/* A faked slot once free serves the inner engine's next connection. */
-	if (atomic_load(&fc->faked) && fc->fake_due == 0 && !fc->w->inner_ops->conn_is_usable(fault_inner(fc)))
-		atomic_store(&fc->faked, false);
 }
 
 static doca_error_t fault_listen(struct engine_worker *worker, uint16_t port)

@@ -64,6 +64,9 @@ struct side {
 	int established;
 	int failed;
 	int disconnected;
+	/* The connections the last failure and disconnection callbacks named. */
+	struct doca_rdma_connection *failed_conn;
+	struct doca_rdma_connection *disconnected_conn;
 };
 
 extern struct side A, B;
@@ -119,6 +122,10 @@ void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union
 uint64_t now_ms(void);
 /* Progress until *counter reaches want; false after 10 s. */
 bool progress_until(const int *counter, int want);
+/* The same for a program that sleeps: progress only when the PE's
+ * notification handle (epoll) says so, until *counter reaches want;
+ * false after timeout_ms. *wakeups (may be NULL) counts the wake-ups. */
+bool progress_notified_until(const int *counter, int want, uint32_t timeout_ms, int *wakeups);
 
 /* s zeroed, then a new context on dev whose user data is s, on pe. */
 void side_create(struct side *s);
@@ -126,6 +133,8 @@ void side_create(struct side *s);
  * when sync_event_tasks), and the connection callbacks above. */
 void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks);
 enum doca_ctx_states state_of(const struct side *s);
+/* Start s (it must reach RUNNING) and export its first connection. */
+void side_start_export(struct side *s);
 /* Stop s and progress until it is IDLE (fails after 10 s); no-op once destroyed. */
 void side_stop(struct side *s);
 void side_destroy(struct side *s);

@@ -115,13 +115,6 @@ static void side_create_conf(struct side *s, const struct side_conf *c)
 	side_conf_tasks(s, NUM_TASKS, true);
 }
 
-static void side_start_export(struct side *s)
-{
-	assert_ok(doca_ctx_start(s->ctx));
-	assert_int_equal(state_of(s), DOCA_CTX_STATE_RUNNING);
-	assert_ok(doca_rdma_export(s->rdma, &s->desc, &s->desc_len, &s->conn));
-}
-
 /* A and B, configured by a and b, connected to each other. */
 static void pair_up(const struct side_conf *a, const struct side_conf *b)
 {
