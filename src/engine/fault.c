@@ -5,9 +5,12 @@
  * with a chosen status, operations held back for a while, DOCA_ERROR_FULL
  * at a chosen depth, connections dropped after some operations or some
  * time, receives held back in periodic storms (the peer's sends meet a
- * receiver not ready), RDMA CM requests rejected or left to time out.
- * It owns the rule grammar and its strict parser, the process's rule set
- * and counters, and the wrapper's workers and connections.
+ * receiver not ready), RDMA CM requests rejected or left to time out,
+ * a listener's (conn:cm_...) or our own (conn/client:cm_...), and rules
+ * narrowed to some connections (/id=, /nth=). It owns the rule grammar
+ * and its strict parser, the process's rule set and counters, the
+ * wrapper's workers and connections, and the timer thread that wakes a
+ * sleeping PE when held work comes due.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
  * the API was used; otherwise the RDMA layer calls the inner table
@@ -31,6 +34,14 @@
  * Injected failures complete through done() at submit time: Core queues
  * the completion, so the task's error callback runs from doca_pe_progress,
  * never inside doca_task_submit, and the PE is woken like any completion.
+ * What comes due later with nothing to announce it (held work, after_ms
+ * drops, faked client requests, requests waiting for a cm_ rule) wakes
+ * the PE through engine_worker_conf.wake, from the timer thread or the
+ * engine's event.
+ *
+ * Our own request taken by a /client rule never leaves: its connection is
+ * an inner slot made by export and never connected, whose inner events
+ * are swallowed, and progress reports its failure when due.
  */
 #include <pthread.h>
 #include <signal.h>
