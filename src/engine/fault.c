@@ -938,7 +938,7 @@ static bool fault_timer_start_locked(void)
 /* Wake w's PE at due (0: never); w joins the timer's list the first time. */
 static void fault_timer_set(struct fault_worker *w, uint64_t due)
 {
-	if (w->conf.wake == NULL)
+	if (w->conf.wake == NULL || (due == 0 && !w->on_timer))
 		return;
 	pthread_mutex_lock(&fault_timer.lock);
 	if (fault_timer_start_locked()) {
