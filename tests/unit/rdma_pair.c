@@ -243,6 +243,20 @@ void side_create(struct side *s)
 	assert_ok(doca_pe_connect_ctx(pe, s->ctx));
 }
 
+void side_apply_conf(struct side *s, const struct side_conf *c)
+{
+	struct doca_rdma *r = s->rdma;
+
+	assert_ok(doca_rdma_set_permissions(r, c->permissions));
+	assert_ok(doca_rdma_set_rnr_retry_count(r, c->rnr_retry));
+	if (c->send_queue_size != 0)
+		assert_ok(doca_rdma_set_send_queue_size(r, c->send_queue_size));
+	if (c->buf_list_len != 0) {
+		assert_ok(doca_rdma_set_max_send_buf_list_len(r, c->buf_list_len));
+		assert_ok(doca_rdma_task_receive_set_dst_buf_list_len(r, c->buf_list_len));
+	}
+}
+
 void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks)
 {
 	struct doca_rdma *r = s->rdma;
@@ -265,6 +279,12 @@ void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks)
 			r, on_ok_remote_net_sync_event_notify_add, on_err_remote_net_sync_event_notify_add, num_tasks));
 	}
 	assert_ok(doca_rdma_set_connection_state_callbacks(r, NULL, on_established, on_failure, on_disconnect));
+}
+
+void progress_rounds(int n)
+{
+	for (int i = 0; i < n; i++)
+		(void)doca_pe_progress(pe);
 }
 
 bool progress_notified_until(const int *counter, int want, uint32_t timeout_ms, int *wakeups)

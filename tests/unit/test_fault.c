@@ -67,12 +67,6 @@ static bool progress_until_done(int n)
 	return progress_until(&done_count, n);
 }
 
-static void progress_rounds(int n)
-{
-	for (int i = 0; i < n; i++)
-		(void)doca_pe_progress(pe);
-}
-
 static uint64_t count_of(enum softdoca_fault_kind kind)
 {
 	uint64_t n = 0;
@@ -83,12 +77,14 @@ static uint64_t count_of(enum softdoca_fault_kind kind)
 
 /* ---- contexts -------------------------------------------------------------- */
 
+/* Every permission, RNR retry for ever, the library's queue and list
+ * lengths unless send_queue_size says otherwise. */
 static void side_make(struct side *s, uint32_t send_queue_size)
 {
+	const struct side_conf c = {ALL_RDMA_PERMS, 7, send_queue_size, 0};
+
 	side_create(s);
-	assert_ok(doca_rdma_set_permissions(s->rdma, ALL_RDMA_PERMS));
-	if (send_queue_size != 0)
-		assert_ok(doca_rdma_set_send_queue_size(s->rdma, send_queue_size));
+	side_apply_conf(s, &c);
 	side_conf_tasks(s, NUM_TASKS, false);
 	side_start_export(s);
 }
@@ -692,7 +688,7 @@ static void test_select_connection(void **state)
 	done_count = 0;
 	memset(mem, 0, sizeof(mem));
 	side_create(&A);
-	assert_ok(doca_rdma_set_permissions(A.rdma, ALL_RDMA_PERMS));
+	side_apply_conf(&A, &(const struct side_conf){ALL_RDMA_PERMS, 7, 0, 0});
 	assert_ok(doca_rdma_set_max_num_connections(A.rdma, 2));
 	side_conf_tasks(&A, NUM_TASKS, false);
 	side_start_export(&A);
