@@ -1439,6 +1439,15 @@ static void fault_on_conn_event(void *arg, struct engine_conn *inner, enum engin
 		w->conf.conn_event(w->conf.arg, (struct engine_conn *)fc, event);
 }
 
+/* The inner engine's wake, if it ever asks: the caller's, with its arg. */
+static void fault_on_wake(void *arg)
+{
+	struct fault_worker *w = arg;
+
+	if (w->conf.wake != NULL)
+		w->conf.wake(w->conf.arg);
+}
+
 static doca_error_t fault_worker_create(const struct engine_ops *inner_ops, struct doca_dev *dev,
 					const struct engine_worker_conf *conf, struct engine_worker **worker_out)
 {
@@ -1460,6 +1469,7 @@ static doca_error_t fault_worker_create(const struct engine_ops *inner_ops, stru
 	w->gen = atomic_load(&fault_gen) - 1; /* so that the first refresh copies */
 	fault_refresh(w);
 	inner_conf.conn_event = fault_on_conn_event;
+	inner_conf.wake = fault_on_wake;
 	inner_conf.arg = w;
 	status = inner_ops->worker_create(dev, &inner_conf, &w->inner);
 	if (status != DOCA_SUCCESS) {
