@@ -7,6 +7,7 @@
  * environment variable SOFTDOCA_FAULTS; the README describes the grammar:
  *
  *   seed=42;write:fail=every:100:DOCA_ERROR_IO_FAILED;conn:drop=after_ops:500
+ *   conn/nth=2:drop=after_ms:250;conn/client:cm_reject=nth:1
  *
  * Rules reach the doca_rdma contexts created after they were set (the
  * engine of a context is chosen at doca_rdma_create). A running context

@@ -162,6 +162,10 @@ struct engine_worker_conf {
 	/* Connection state changes; any thread, see the file comment. */
 	void (*conn_event)(void *arg, struct engine_conn *conn, enum engine_conn_event event);
 	void *arg;
+	/* The worker has work for its next progress that no completion or
+	 * event announces (fault.c: held work came due); any thread, and
+	 * it may only wake the PE. NULL: nobody sleeps on the worker. */
+	void (*wake)(void *arg);
 };
 
 /* Create a worker on dev. DOCA_ERROR_DRIVER if UCX cannot be set up. */

@@ -5,9 +5,12 @@
  * with a chosen status, operations held back for a while, DOCA_ERROR_FULL
  * at a chosen depth, connections dropped after some operations or some
  * time, receives held back in periodic storms (the peer's sends meet a
- * receiver not ready), RDMA CM requests rejected or left to time out.
- * It owns the rule grammar and its strict parser, the process's rule set
- * and counters, and the wrapper's workers and connections.
+ * receiver not ready), RDMA CM requests rejected or left to time out,
+ * a listener's (conn:cm_...) or our own (conn/client:cm_...), and rules
+ * narrowed to some connections (/id=, /nth=). It owns the rule grammar
+ * and its strict parser, the process's rule set and counters, the
+ * wrapper's workers and connections, and the timer thread that wakes a
+ * sleeping PE when held work comes due.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
  * the API was used; otherwise the RDMA layer calls the inner table
@@ -31,8 +34,17 @@
  * Injected failures complete through done() at submit time: Core queues
  * the completion, so the task's error callback runs from doca_pe_progress,
  * never inside doca_task_submit, and the PE is woken like any completion.
+ * What comes due later with nothing to announce it (held work, after_ms
+ * drops, faked client requests, requests waiting for a cm_ rule) wakes
+ * the PE through engine_worker_conf.wake, from the timer thread or the
+ * engine's event.
+ *
+ * Our own request taken by a /client rule never leaves: its connection is
+ * an inner slot made by export and never connected, whose inner events
+ * are swallowed, and progress reports its failure when due.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +92,20 @@ enum fault_mode {
 	FAULT_STORM,     /* rnr: receives held for lo_ns of every hi_ns */
 };
 
+/* Which connections a rule hits (the /id= and /nth= qualifiers). */
+enum fault_sel {
+	FAULT_SEL_ALL,
+	FAULT_SEL_ID,  /* the connection with id sel_n (doca_rdma_connection_get_id) */
+	FAULT_SEL_NTH, /* the sel_n-th connection established on the context */
+};
+
 struct fault_rule {
 	uint32_t ops; /* bit per engine opcode the rule applies to */
 	enum fault_action action;
 	enum fault_mode mode;
+	enum fault_sel sel;
+	uint64_t sel_n;
+	bool client; /* cm_ rules: the context's own requests (/client), not a listener's */
 	uint64_t n;
 	uint64_t threshold;
 	uint64_t lo_ns, hi_ns;
@@ -445,22 +467,110 @@ static bool fault_parse_drop(struct fault_parse *ps, const struct fault_args *a,
 	return true;
 }
 
-/* One rule "<target>:<action>=<arg>[:<arg>...]". */
+/* The qualifier after '/' in the target: id=<N>, nth=<N>, client or
+ * server; which ones an action takes is checked here, once the action
+ * is known. qual.p is NULL when there is none. */
+static bool fault_parse_qual(struct fault_parse *ps, struct fault_tok qual, struct fault_rule *r)
+{
+	static const char id_word[] = "id=", nth_word[] = "nth=";
+	bool cm = r->action == FAULT_CM_REJECT || r->action == FAULT_CM_TIMEOUT;
+	struct fault_tok num;
+
+	if (qual.p == NULL)
+		return true;
+	if (fault_tok_is(qual, "client") || fault_tok_is(qual, "server")) {
+		if (!cm)
+			return fault_bad(ps, qual, "/client and /server choose whose connection requests a cm_ rule "
+						   "takes; other rules take /id=<N> or /nth=<N>");
+		r->client = fault_tok_is(qual, "client");
+		return true;
+	}
+	if (qual.len > sizeof(id_word) - 1 && memcmp(qual.p, id_word, sizeof(id_word) - 1) == 0) {
+		r->sel = FAULT_SEL_ID;
+		num = (struct fault_tok){qual.p + sizeof(id_word) - 1, qual.len - (sizeof(id_word) - 1)};
+	} else if (qual.len > sizeof(nth_word) - 1 && memcmp(qual.p, nth_word, sizeof(nth_word) - 1) == 0) {
+		r->sel = FAULT_SEL_NTH;
+		num = (struct fault_tok){qual.p + sizeof(nth_word) - 1, qual.len - (sizeof(nth_word) - 1)};
+	} else {
+		return fault_bad(ps, qual, "unknown qualifier (id=<N>, nth=<N>, client or server)");
+	}
+	if (cm)
+		return fault_bad(ps, qual, "a connection request has no connection yet: cm_ rules take /client or /server");
+	if (r->ops == (1u << ENGINE_OP_RECV))
+		return fault_bad(ps, qual, "receives belong to no connection: recv rules take no /id= or /nth=");
+	if (!fault_parse_count(ps, num, "not a connection number of 1 or more", &r->sel_n))
+		return false;
+	if (r->sel == FAULT_SEL_ID && r->sel_n > UINT16_MAX)
+		return fault_bad(ps, num, "no connection has an id above 65535");
+	return true;
+}
+
+/* The rule's action and arguments, after the target. */
+static bool fault_parse_action(struct fault_parse *ps, struct fault_tok target, struct fault_tok action,
+			       const struct fault_args *a, struct fault_rule *r)
+{
+	if (fault_tok_is(action, "cm_reject") || fault_tok_is(action, "cm_timeout")) {
+		if (r->ops != 0)
+			return fault_bad(ps, target, "connection requests are a connection's: write it conn:cm_...=");
+		r->action = fault_tok_is(action, "cm_reject") ? FAULT_CM_REJECT : FAULT_CM_TIMEOUT;
+		return fault_parse_cm(ps, a, r);
+	}
+	if (fault_tok_is(action, "drop")) {
+		if (r->ops != 0)
+			return fault_bad(ps, target, "drop applies to a connection: write it conn:drop=...");
+		r->action = FAULT_DROP;
+		r->ops = FAULT_CONN_OPS;
+		return fault_parse_drop(ps, a, r);
+	}
+	if (r->ops == 0)
+		return fault_bad(ps, target,
+				 "conn takes only drop=, cm_reject= or cm_timeout=; use a task type or any");
+	if (fault_tok_is(action, "rnr")) {
+		if (r->ops != (1u << ENGINE_OP_RECV))
+			return fault_bad(ps, target, "rnr holds receives: write it recv:rnr=...");
+		r->action = FAULT_RNR;
+		return fault_parse_rnr(ps, a, r);
+	}
+	if (fault_tok_is(action, "fail")) {
+		r->action = FAULT_FAIL;
+		return fault_parse_fail(ps, a, r);
+	}
+	if (fault_tok_is(action, "delay")) {
+		r->action = FAULT_DELAY;
+		return fault_parse_delay(ps, a, r);
+	}
+	if (fault_tok_is(action, "full")) {
+		r->action = FAULT_FULL;
+		return fault_parse_full(ps, a, r);
+	}
+	return fault_bad(ps, action, "unknown action (fail, delay, full, drop, rnr, cm_reject, cm_timeout)");
+}
+
+/* One rule "<target>[/<qualifier>]:<action>=<arg>[:<arg>...]". */
 static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, struct fault_rule *r)
 {
-	struct fault_tok rest = text, target, action;
+	struct fault_tok rest = text, target, type, tail, qual = {NULL, 0}, action;
 	struct fault_args a = {.num = 0};
-	bool found;
+	bool found, has_qual;
 	size_t t;
 
 	target = fault_split(&rest, ':', &found);
 	if (!found)
 		return fault_bad(ps, text, "a rule is <task type>:<action>=<arguments> or seed=<N>");
+	tail = target;
+	type = fault_split(&tail, '/', &has_qual);
+	if (has_qual) {
+		qual = tail;
+		if (qual.len == 0)
+			return fault_bad(ps, target, "a '/' takes a qualifier (id=<N>, nth=<N>, client or server)");
+		if (memchr(qual.p, '/', qual.len) != NULL)
+			return fault_bad(ps, qual, "one qualifier per rule");
+	}
 	for (t = 0; t < sizeof(fault_targets) / sizeof(fault_targets[0]); t++)
-		if (fault_tok_is(target, fault_targets[t].name))
+		if (fault_tok_is(type, fault_targets[t].name))
 			break;
 	if (t == sizeof(fault_targets) / sizeof(fault_targets[0]))
-		return fault_bad(ps, target,
+		return fault_bad(ps, type,
 				 "unknown task type (any, recv, send, send_imm, write, write_imm, read, atomic_cas, "
 				 "atomic_fadd, sync_get, sync_set, sync_add, or conn for drop)");
 	action = fault_split(&rest, '=', &found);
@@ -479,41 +589,9 @@ static bool fault_parse_rule(struct fault_parse *ps, struct fault_tok text, stru
 	if (found)
 		return fault_bad(ps, rest, "unexpected extra argument");
 	r->ops = fault_targets[t].ops;
-	if (fault_tok_is(action, "cm_reject") || fault_tok_is(action, "cm_timeout")) {
-		if (r->ops != 0)
-			return fault_bad(ps, target, "connection requests are a connection's: write it conn:cm_...=");
-		r->action = fault_tok_is(action, "cm_reject") ? FAULT_CM_REJECT : FAULT_CM_TIMEOUT;
-		return fault_parse_cm(ps, &a, r);
-	}
-	if (fault_tok_is(action, "drop")) {
-		if (r->ops != 0)
-			return fault_bad(ps, target, "drop applies to a connection: write it conn:drop=...");
-		r->action = FAULT_DROP;
-		r->ops = FAULT_CONN_OPS;
-		return fault_parse_drop(ps, &a, r);
-	}
-	if (r->ops == 0)
-		return fault_bad(ps, target,
-				 "conn takes only drop=, cm_reject= or cm_timeout=; use a task type or any");
-	if (fault_tok_is(action, "rnr")) {
-		if (r->ops != (1u << ENGINE_OP_RECV))
-			return fault_bad(ps, target, "rnr holds receives: write it recv:rnr=...");
-		r->action = FAULT_RNR;
-		return fault_parse_rnr(ps, &a, r);
-	}
-	if (fault_tok_is(action, "fail")) {
-		r->action = FAULT_FAIL;
-		return fault_parse_fail(ps, &a, r);
-	}
-	if (fault_tok_is(action, "delay")) {
-		r->action = FAULT_DELAY;
-		return fault_parse_delay(ps, &a, r);
-	}
-	if (fault_tok_is(action, "full")) {
-		r->action = FAULT_FULL;
-		return fault_parse_full(ps, &a, r);
-	}
-	return fault_bad(ps, action, "unknown action (fail, delay, full, drop, rnr, cm_reject, cm_timeout)");
+	if (!fault_parse_action(ps, type, action, &a, r))
+		return false;
+	return fault_parse_qual(ps, qual, r);
 }
 
 static bool fault_parse_one(struct fault_parse *ps, struct fault_tok text, struct fault_rules *out)
@@ -661,6 +739,14 @@ struct fault_conn {
 	atomic_bool request_pending;	       /* a CM request waits for the cm_ rules (progress) */
 	atomic_uint inflight[FAULT_NUM_OPS];   /* accepted, done() not yet run */
 	struct engine_wr *held_head, *held_tail;
+	atomic_uint ordinal;		       /* n-th established on the worker; 0 until then */
+	/* A request of ours a /client cm_ rule took: the inner connection
+	 * is only a slot (exported, never connected), its events are not
+	 * the application's, and progress fails it at fake_due. */
+	atomic_bool faked;
+	uint64_t fake_due;		       /* 0: its failure was reported (or it was closed) */
+	struct sockaddr_storage fake_addr;     /* the address asked for (doca_rdma_connection_get_addr) */
+	socklen_t fake_addr_len;
 };
 
 struct fault_worker {
@@ -674,8 +760,16 @@ struct fault_worker {
 	uint64_t rng[FAULT_MAX_RULES];
 	bool told_full[FAULT_MAX_RULES];
 	bool timers;			/* a drop rule counts time */
-	atomic_bool cm;			/* cm_ rules: requests wait for progress to decide */
+	atomic_bool cm;			/* cm_ rules for a listener: requests wait for progress to decide */
 	uint64_t requests;		/* connection requests decided */
+	uint64_t connects;		/* our own requests (conn_connect_addr) since the rules were set */
+	uint32_t fakes;			/* faked requests whose failure is still to come */
+	atomic_uint established;	/* connections established so far (their ordinals) */
+	uint64_t timer_due;		/* the wake last asked of the timer (application thread) */
+	/* Under fault_timer.lock: when the timer wakes our PE (0: never). */
+	uint64_t wake_ns;
+	bool on_timer;
+	struct fault_worker *timer_next;
 	struct fault_conn *conns;	/* one per inner connection id */
 	uint32_t num_conns;
 	atomic_uint recv_inflight;
@@ -735,6 +829,7 @@ static void fault_refresh(struct fault_worker *w)
 	w->since_ns = fault_now_ns();
 	w->timers = false;
 	w->requests = 0;
+	w->connects = 0;
 	atomic_store(&w->cm, false);
 	for (uint32_t i = 0; i < FAULT_MAX_RULES; i++) {
 		w->seen[i] = 0;
@@ -744,12 +839,147 @@ static void fault_refresh(struct fault_worker *w)
 		if (i < w->rules.num && w->rules.rule[i].action == FAULT_DROP &&
 		    w->rules.rule[i].mode == FAULT_AFTER_MS)
 			w->timers = true;
-		if (i < w->rules.num && (w->rules.rule[i].action == FAULT_CM_REJECT ||
-					 w->rules.rule[i].action == FAULT_CM_TIMEOUT))
+		if (i < w->rules.num && !w->rules.rule[i].client &&
+		    (w->rules.rule[i].action == FAULT_CM_REJECT || w->rules.rule[i].action == FAULT_CM_TIMEOUT))
 			atomic_store(&w->cm, true);
 	}
 	for (uint32_t i = 0; i < w->num_conns; i++)
 		w->conns[i].ops = 0;
+}
+
+/* ---- the wake timer ------------------------------------------------------------------ */
+
+/*
+ * Held work, drop deadlines and faked requests come due with nothing to
+ * announce them: no completion, no event. A program that sleeps on its
+ * PE's notification handle would never progress to release them. One
+ * thread per process sleeps until the earliest due time any worker asked
+ * for and calls that worker's wake (engine_worker_conf.wake), under the
+ * timer lock, so that a worker taken off the list is never woken again.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* on CLOCK_MONOTONIC, made with the thread */
+	bool started;
+	bool broken; /* the thread could not be made: said once */
+	struct fault_worker *list;
+} fault_timer = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void fault_timer_sleep(uint64_t until_ns)
+{
+	struct timespec ts;
+
+	if (until_ns == 0) {
+		pthread_cond_wait(&fault_timer.cond, &fault_timer.lock);
+		return;
+	}
+	ts.tv_sec = (time_t)(until_ns / 1000000000ULL);
+	ts.tv_nsec = (long)(until_ns % 1000000000ULL);
+	(void)pthread_cond_timedwait(&fault_timer.cond, &fault_timer.lock, &ts);
+}
+
+static void *fault_timer_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&fault_timer.lock);
+	for (;;) {
+		uint64_t now = fault_now_ns(), next = 0;
+
+		for (struct fault_worker *w = fault_timer.list; w != NULL; w = w->timer_next) {
+			if (w->wake_ns == 0)
+				continue;
+			if (w->wake_ns <= now) {
+				w->wake_ns = 0;
+				w->conf.wake(w->conf.arg);
+			} else if (next == 0 || w->wake_ns < next) {
+				next = w->wake_ns;
+			}
+		}
+		fault_timer_sleep(next);
+	}
+	return NULL;
+}
+
+/* Under the timer lock: the thread, made once, with every signal blocked
+ * (the application's handlers run on its own threads). */
+static bool fault_timer_start_locked(void)
+{
+	pthread_condattr_t attr;
+	pthread_attr_t tattr;
+	sigset_t all, old;
+	pthread_t thread;
+	int rc;
+
+	if (fault_timer.started || fault_timer.broken)
+		return fault_timer.started;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&fault_timer.cond, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_attr_init(&tattr);
+	pthread_attr_setdetachstate(&tattr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&thread, &tattr, fault_timer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&tattr);
+	if (rc != 0) {
+		pthread_cond_destroy(&fault_timer.cond);
+		fault_timer.broken = true;
+		SDK_LOG_ERR("fault engine: no timer thread (%s): delayed work and drop deadlines go out only when "
+			    "the application progresses its PE",
+			    strerror(rc));
+		return false;
+	}
+	fault_timer.started = true;
+	return true;
+}
+
+/* Wake w's PE at due (0: never); w joins the timer's list the first time. */
+static void fault_timer_set(struct fault_worker *w, uint64_t due)
+{
+	if (w->conf.wake == NULL || (due == 0 && !w->on_timer))
+		return;
+	pthread_mutex_lock(&fault_timer.lock);
+	if (fault_timer_start_locked()) {
+		if (!w->on_timer) {
+			w->timer_next = fault_timer.list;
+			fault_timer.list = w;
+			w->on_timer = true;
+		}
+		w->wake_ns = due;
+		pthread_cond_signal(&fault_timer.cond);
+	}
+	pthread_mutex_unlock(&fault_timer.lock);
+}
+
+static void fault_timer_remove(struct fault_worker *w)
+{
+	pthread_mutex_lock(&fault_timer.lock);
+	for (struct fault_worker **link = &fault_timer.list; *link != NULL; link = &(*link)->timer_next) {
+		if (*link == w) {
+			*link = w->timer_next;
+			break;
+		}
+	}
+	w->on_timer = false;
+	pthread_mutex_unlock(&fault_timer.lock);
+}
+
+/* Application thread: a wake at due, unless one no later is pending;
+ * due 0 takes back a wake still to come. */
+static void fault_wake_at(struct fault_worker *w, uint64_t due, uint64_t now)
+{
+	if (due == 0) {
+		if (w->timer_due > now)
+			fault_timer_set(w, 0);
+		w->timer_due = 0;
+		return;
+	}
+	if (w->timer_due > now && w->timer_due <= due)
+		return;
+	w->timer_due = due;
+	fault_timer_set(w, due);
 }
 
 /* ---- completion of work requests -------------------------------------------------- */
@@ -874,18 +1104,32 @@ static unsigned int fault_release(struct fault_worker *w, struct engine_wr **hea
 
 /* ---- the rules at work -------------------------------------------------------------- */
 
-static bool fault_matches(const struct fault_rule *r, enum fault_action action, uint8_t opcode)
+/* Does r's /id= or /nth= choose fc (NULL: a receive, no connection)? */
+static bool fault_selects(const struct fault_rule *r, const struct fault_conn *fc)
 {
-	return r->action == action && (r->ops & (1u << opcode)) != 0;
+	if (r->sel == FAULT_SEL_ALL)
+		return true;
+	if (fc == NULL)
+		return false;
+	if (r->sel == FAULT_SEL_ID)
+		return fc->w->inner_ops->conn_id(fault_inner(fc)) == r->sel_n;
+	return atomic_load_explicit(&fc->ordinal, memory_order_relaxed) == r->sel_n;
+}
+
+static bool fault_matches(const struct fault_rule *r, enum fault_action action, uint8_t opcode,
+			  const struct fault_conn *fc)
+{
+	return r->action == action && (r->ops & (1u << opcode)) != 0 && fault_selects(r, fc);
 }
 
 /* DOCA_ERROR_FULL when a full rule's depth is reached. */
-static doca_error_t fault_admit(struct fault_worker *w, uint8_t opcode, unsigned int inflight, uint32_t conn_id)
+static doca_error_t fault_admit(struct fault_worker *w, const struct fault_conn *fc, uint8_t opcode,
+			       unsigned int inflight, uint32_t conn_id)
 {
 	for (uint32_t i = 0; i < w->rules.num; i++) {
 		const struct fault_rule *r = &w->rules.rule[i];
 
-		if (!fault_matches(r, FAULT_FULL, opcode) || inflight < r->n)
+		if (!fault_matches(r, FAULT_FULL, opcode, fc) || inflight < r->n)
 			continue;
 		if (!w->told_full[i]) {
 			w->told_full[i] = true;
@@ -901,7 +1145,7 @@ static doca_error_t fault_admit(struct fault_worker *w, uint8_t opcode, unsigned
 
 /* The error a fail rule picks for this submission, or DOCA_SUCCESS. Every
  * matching rule counts it, so each rule's N-th is the N-th it saw. */
-static doca_error_t fault_pick_fail(struct fault_worker *w, uint8_t opcode)
+static doca_error_t fault_pick_fail(struct fault_worker *w, const struct fault_conn *fc, uint8_t opcode)
 {
 	doca_error_t picked = DOCA_SUCCESS;
 
@@ -909,7 +1153,7 @@ static doca_error_t fault_pick_fail(struct fault_worker *w, uint8_t opcode)
 		const struct fault_rule *r = &w->rules.rule[i];
 		bool fire;
 
-		if (!fault_matches(r, FAULT_FAIL, opcode))
+		if (!fault_matches(r, FAULT_FAIL, opcode, fc))
 			continue;
 		w->seen[i]++;
 		if (r->mode == FAULT_NTH)
@@ -925,14 +1169,14 @@ static doca_error_t fault_pick_fail(struct fault_worker *w, uint8_t opcode)
 }
 
 /* The delay matching rules add up to, in ns. */
-static uint64_t fault_pick_delay(struct fault_worker *w, uint8_t opcode)
+static uint64_t fault_pick_delay(struct fault_worker *w, const struct fault_conn *fc, uint8_t opcode)
 {
 	uint64_t total = 0;
 
 	for (uint32_t i = 0; i < w->rules.num; i++) {
 		const struct fault_rule *r = &w->rules.rule[i];
 
-		if (!fault_matches(r, FAULT_DELAY, opcode))
+		if (!fault_matches(r, FAULT_DELAY, opcode, fc))
 			continue;
 		if (r->mode == FAULT_FIXED)
 			total += r->lo_ns;
@@ -951,7 +1195,7 @@ static uint64_t fault_pick_storm(struct fault_worker *w, uint8_t opcode, uint64_
 		const struct fault_rule *r = &w->rules.rule[i];
 		uint64_t phase;
 
-		if (!fault_matches(r, FAULT_RNR, opcode))
+		if (!fault_matches(r, FAULT_RNR, opcode, NULL))
 			continue;
 		phase = (now - w->since_ns) % r->hi_ns;
 		if (phase < r->lo_ns && r->lo_ns - phase > hold)
@@ -987,7 +1231,7 @@ static void fault_drop_after_ops(struct fault_conn *fc)
 	for (uint32_t i = 0; i < w->rules.num; i++) {
 		const struct fault_rule *r = &w->rules.rule[i];
 
-		if (r->action == FAULT_DROP && r->mode == FAULT_AFTER_OPS && fc->ops == r->n) {
+		if (r->action == FAULT_DROP && r->mode == FAULT_AFTER_OPS && fc->ops == r->n && fault_selects(r, fc)) {
 			fault_conn_drop(fc, r);
 			return;
 		}
@@ -1009,7 +1253,8 @@ static unsigned int fault_drop_timers(struct fault_worker *w, uint64_t now)
 		for (uint32_t i = 0; i < w->rules.num; i++) {
 			const struct fault_rule *r = &w->rules.rule[i];
 
-			if (r->action == FAULT_DROP && r->mode == FAULT_AFTER_MS && now >= since + r->lo_ns) {
+			if (r->action == FAULT_DROP && r->mode == FAULT_AFTER_MS && now >= since + r->lo_ns &&
+			    fault_selects(r, fc)) {
 				fault_conn_drop(fc, r);
 				n++;
 				break;
@@ -1017,6 +1262,100 @@ static unsigned int fault_drop_timers(struct fault_worker *w, uint64_t now)
 		}
 	}
 	return n;
+}
+
+/* When the earliest after_ms rule drops fc (0: none will). */
+static uint64_t fault_drop_due(const struct fault_worker *w, struct fault_conn *fc)
+{
+	uint64_t since = atomic_load(&fc->established_ns), due = 0;
+
+	if (since == 0 || fc->dropped)
+		return 0;
+	if (since < w->since_ns)
+		since = w->since_ns;
+	for (uint32_t i = 0; i < w->rules.num; i++) {
+		const struct fault_rule *r = &w->rules.rule[i];
+
+		if (r->action == FAULT_DROP && r->mode == FAULT_AFTER_MS && fault_selects(r, fc) &&
+		    (due == 0 || since + r->lo_ns < due))
+			due = since + r->lo_ns;
+	}
+	return due;
+}
+
+static uint64_t fault_earliest(uint64_t a, uint64_t b)
+{
+	return a == 0 || (b != 0 && b < a) ? b : a;
+}
+
+/* The next time after now that progress has something to do without
+ * being told (0: none). A held queue whose head is past due waits for a
+ * completion (the inner engine found it full): that completion wakes. */
+static uint64_t fault_next_due(struct fault_worker *w, uint64_t now)
+{
+	uint64_t next = 0;
+
+	if (w->rheld_head != NULL && (uint64_t)w->rheld_head->wr_id > now)
+		next = w->rheld_head->wr_id;
+	for (uint32_t c = 0; c < w->num_conns; c++) {
+		struct fault_conn *fc = &w->conns[c];
+
+		if (fc->held_head != NULL && (uint64_t)fc->held_head->wr_id > now)
+			next = fault_earliest(next, fc->held_head->wr_id);
+		if (fc->fake_due > now)
+			next = fault_earliest(next, fc->fake_due);
+		if (w->timers)
+			next = fault_earliest(next, fault_drop_due(w, fc));
+	}
+	return next;
+}
+
+/* A faked request of ours stops being one: nothing more will be said. */
+static void fault_fake_cancel(struct fault_conn *fc)
+{
+	if (fc->fake_due != 0)
+		fc->w->fakes--;
+	fc->fake_due = 0;
+}
+
+/* Faked requests whose time came: the inner slot closes (its own events
+ * are not the application's) and the context hears a failure, as after
+ * a rejection or a request timeout. */
+static unsigned int fault_fail_fakes(struct fault_worker *w, uint64_t now)
+{
+	unsigned int n = 0;
+
+	for (uint32_t c = 0; c < w->num_conns && w->fakes > 0; c++) {
+		struct fault_conn *fc = &w->conns[c];
+
+		if (fc->fake_due == 0 || fc->fake_due > now)
+			continue;
+		fault_fake_cancel(fc);
+		(void)w->inner_ops->conn_disconnect(fault_inner(fc));
+		if (w->conf.conn_event != NULL)
+			w->conf.conn_event(w->conf.arg, (struct engine_conn *)fc, ENGINE_CONN_FAILED);
+		n++;
+	}
+	return n;
+}
+
+/* The /client cm_ rule that takes our next connection request, or NULL. */
+static const struct fault_rule *fault_pick_connect(struct fault_worker *w)
+{
+	const struct fault_rule *picked = NULL;
+
+	w->connects++;
+	for (uint32_t i = 0; i < w->rules.num; i++) {
+		const struct fault_rule *r = &w->rules.rule[i];
+		bool fire;
+
+		if ((r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT) || !r->client)
+			continue;
+		fire = r->mode == FAULT_NTH ? w->connects == r->n : w->connects % r->n == 0;
+		if (fire && picked == NULL)
+			picked = r;
+	}
+	return picked;
 }
 
 /* The cm_ rule that takes the next connection request, or NULL. */
@@ -1029,7 +1368,7 @@ static const struct fault_rule *fault_pick_cm(struct fault_worker *w)
 		const struct fault_rule *r = &w->rules.rule[i];
 		bool fire;
 
-		if (r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT)
+		if ((r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT) || r->client)
 			continue;
 		fire = r->mode == FAULT_NTH ? w->requests == r->n : w->requests % r->n == 0;
 		if (fire && picked == NULL)
@@ -1076,17 +1415,38 @@ static void fault_on_conn_event(void *arg, struct engine_conn *inner, enum engin
 
 	if (fc == NULL)
 		return;
-	if (event == ENGINE_CONN_ESTABLISHED)
+	if (event == ENGINE_CONN_REQUEST) {
+		atomic_store(&fc->faked, false); /* a slot once faked, freed, serving a new request */
+	} else if (atomic_load(&fc->faked)) {
+		SDK_LOG_DBG("fault engine: event %d of faked connection %u not passed on", (int)event,
+			    w->inner_ops->conn_id(inner));
+		return;
+	}
+	if (event == ENGINE_CONN_ESTABLISHED) {
 		atomic_store(&fc->established_ns, fault_now_ns());
+		atomic_store(&fc->ordinal, atomic_fetch_add(&w->established, 1) + 1);
+	}
 	if (event == ENGINE_CONN_REQUEST && atomic_load(&w->cm)) {
 		/* A new request on this slot: nobody holds it yet. Progress
-		 * decides (the rules are the application thread's). */
+		 * decides (the rules are the application thread's), so it
+		 * must run even for a program asleep on its PE. */
 		fc->user = NULL;
 		atomic_store(&fc->request_pending, true);
+		if (w->conf.wake != NULL)
+			w->conf.wake(w->conf.arg);
 		return;
 	}
 	if (w->conf.conn_event != NULL)
 		w->conf.conn_event(w->conf.arg, (struct engine_conn *)fc, event);
+}
+
+/* The inner engine's wake, if it ever asks: the caller's, with its arg. */
+static void fault_on_wake(void *arg)
+{
+	struct fault_worker *w = arg;
+
+	if (w->conf.wake != NULL)
+		w->conf.wake(w->conf.arg);
 }
 
 static doca_error_t fault_worker_create(const struct engine_ops *inner_ops, struct doca_dev *dev,
@@ -1110,6 +1470,7 @@ static doca_error_t fault_worker_create(const struct engine_ops *inner_ops, stru
 	w->gen = atomic_load(&fault_gen) - 1; /* so that the first refresh copies */
 	fault_refresh(w);
 	inner_conf.conn_event = fault_on_conn_event;
+	inner_conf.wake = fault_on_wake;
 	inner_conf.arg = w;
 	status = inner_ops->worker_create(dev, &inner_conf, &w->inner);
 	if (status != DOCA_SUCCESS) {
@@ -1142,6 +1503,7 @@ static void fault_worker_destroy(struct engine_worker *worker)
 
 	if (w == NULL)
 		return;
+	fault_timer_remove(w);
 	fault_fail_all_held(w, DOCA_ERROR_IO_FAILED);
 	w->inner_ops->worker_destroy(w->inner);
 	free(w->conns);
@@ -1157,13 +1519,18 @@ static unsigned int fault_worker_progress(struct engine_worker *worker)
 	fault_refresh(w);
 	if (atomic_load_explicit(&w->cm, memory_order_relaxed))
 		n += fault_decide_requests(w);
-	if (w->held > 0 || w->timers) {
+	if (w->held > 0 || w->timers || w->fakes > 0) {
 		now = fault_now_ns();
 		n += fault_release(w, &w->rheld_head, &w->rheld_tail, now);
 		for (uint32_t i = 0; i < w->num_conns && w->held > 0; i++)
 			n += fault_release(w, &w->conns[i].held_head, &w->conns[i].held_tail, now);
 		if (w->timers)
 			n += fault_drop_timers(w, now);
+		if (w->fakes > 0)
+			n += fault_fail_fakes(w, now);
+		fault_wake_at(w, fault_next_due(w, now), now);
+	} else if (w->timer_due != 0) {
+		fault_wake_at(w, 0, fault_now_ns());
 	}
 	return n + w->inner_ops->worker_progress(w->inner);
 }
@@ -1198,6 +1565,9 @@ static void fault_conn_reset(struct fault_conn *fc)
 	fc->ops = 0;
 	fc->dropped = false;
 	atomic_store(&fc->established_ns, 0);
+	atomic_store(&fc->ordinal, 0);
+	fault_fake_cancel(fc);
+	atomic_store(&fc->faked, false);
 }
 
 static doca_error_t fault_conn_export(struct engine_worker *worker, struct engine_conn **conn_out,
@@ -1231,6 +1601,7 @@ static doca_error_t fault_conn_disconnect(struct engine_conn *conn)
 	struct fault_conn *fc = fault_conn_of(conn);
 
 	fault_fail_conn_held(fc, DOCA_ERROR_CONNECTION_RESET);
+	fault_fake_cancel(fc); /* closed by the application: no failure to come */
 	return fc->w->inner_ops->conn_disconnect(fault_inner(fc));
 }
 
@@ -1269,15 +1640,66 @@ static void fault_bind(void *arg, struct engine_conn *inner)
 		w->bind(w->bind_arg, (struct engine_conn *)fc);
 }
 
+/*
+ * A /client cm_ rule took this request: it never leaves. The connection
+ * is an inner slot taken by export (never connected), bound for the
+ * caller like a real request, and fails from progress: at once for a
+ * rejection, at the request timeout for an unanswered one, as a client
+ * sees either.
+ */
+static doca_error_t fault_connect_faked(struct fault_worker *w, const struct fault_rule *r, const struct sockaddr *addr,
+					socklen_t addr_len, void (*bind)(void *arg, struct engine_conn *conn),
+					void *arg, struct engine_conn **conn_out)
+{
+	uint32_t timeout_ms = w->conf.request_timeout_ms != 0 ? w->conf.request_timeout_ms : 5000;
+	uint64_t now = fault_now_ns();
+	struct engine_conn *inner;
+	struct fault_conn *fc;
+	const void *desc;
+	size_t desc_len;
+	doca_error_t status;
+
+	if (addr == NULL || addr_len == 0 || addr_len > sizeof(fc->fake_addr)) {
+		SDK_LOG_ERR("fault engine: connection request to an address of %u bytes", (unsigned)addr_len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = w->inner_ops->conn_export(w->inner, &inner, &desc, &desc_len);
+	if (status != DOCA_SUCCESS)
+		return status;
+	fc = fault_conn_by_inner(w, inner);
+	if (fc == NULL)
+		return DOCA_ERROR_UNEXPECTED;
+	fault_conn_reset(fc);
+	atomic_store(&fc->faked, true);
+	memcpy(&fc->fake_addr, addr, addr_len);
+	fc->fake_addr_len = addr_len;
+	fc->fake_due = r->action == FAULT_CM_REJECT ? now : now + (uint64_t)timeout_ms * 1000000ULL;
+	w->fakes++;
+	fault_count(SOFTDOCA_FAULT_CM);
+	SDK_LOG_INFO("fault injection (rule \"%s\"): our connection request %llu (connection %u) %s", r->text,
+		     (unsigned long long)w->connects, w->inner_ops->conn_id(inner),
+		     r->action == FAULT_CM_REJECT ? "rejected" : "never answered: it fails at the request timeout");
+	if (bind != NULL)
+		bind(arg, (struct engine_conn *)fc);
+	fault_wake_at(w, fc->fake_due, now);
+	*conn_out = (struct engine_conn *)fc;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t fault_conn_connect_addr(struct engine_worker *worker, const struct sockaddr *addr,
 					    socklen_t addr_len, void (*bind)(void *arg, struct engine_conn *conn),
 					    void *arg, struct engine_conn **conn_out)
 {
 	struct fault_worker *w = fault_worker_of(worker);
+	const struct fault_rule *r;
 	struct engine_conn *inner;
 	struct fault_conn *fc;
 	doca_error_t status;
 
+	fault_refresh(w);
+	r = fault_pick_connect(w);
+	if (r != NULL)
+		return fault_connect_faked(w, r, addr, addr_len, bind, arg, conn_out);
 	w->bind = bind;
 	w->bind_arg = arg;
 	status = w->inner_ops->conn_connect_addr(w->inner, addr, addr_len, fault_bind, w, &inner);
@@ -1311,6 +1733,11 @@ static doca_error_t fault_conn_peer_addr(const struct engine_conn *conn, struct 
 {
 	const struct fault_conn *fc = fault_conn_of(conn);
 
+	if (atomic_load(&fc->faked)) {
+		memcpy(addr, &fc->fake_addr, fc->fake_addr_len);
+		*len = fc->fake_addr_len;
+		return DOCA_SUCCESS;
+	}
 	return fc->w->inner_ops->conn_peer_addr(fault_inner(fc), addr, len);
 }
 
@@ -1386,24 +1813,24 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 	struct engine_wr **tail = fc == NULL ? &w->rheld_tail : &fc->held_tail;
 	struct fault_marks marks;
 	doca_error_t status;
-	uint64_t delay, storm;
+	uint64_t delay, storm, now;
 
 	fault_refresh(w);
 	if (fc != NULL && !w->inner_ops->conn_is_usable(fault_inner(fc))) {
 		fault_wr_adopt(w, fc, wr, inflight);
 		return fault_post_now(w, wr, inflight);
 	}
-	status = fault_admit(w, wr->opcode, atomic_load(inflight), fc == NULL ? 0 : fault_conn_id((void *)fc));
+	status = fault_admit(w, fc, wr->opcode, atomic_load(inflight), fc == NULL ? 0 : fault_conn_id((void *)fc));
 	if (status != DOCA_SUCCESS)
 		return status;
 	fault_marks_save(w, &marks);
-	status = fault_pick_fail(w, wr->opcode);
+	status = fault_pick_fail(w, fc, wr->opcode);
 	if (status != DOCA_SUCCESS) {
 		fault_count(SOFTDOCA_FAULT_FAILED);
 		fault_wr_complete(wr, status);
 		goto accepted;
 	}
-	delay = fault_pick_delay(w, wr->opcode);
+	delay = fault_pick_delay(w, fc, wr->opcode);
 	storm = fc == NULL ? fault_pick_storm(w, wr->opcode, fault_now_ns()) : 0;
 	fault_wr_adopt(w, fc, wr, inflight);
 	if (delay + storm > 0 || *head != NULL) {
@@ -1411,8 +1838,10 @@ static doca_error_t fault_submit(struct fault_worker *w, struct fault_conn *fc, 
 			fault_count(SOFTDOCA_FAULT_DELAYED);
 		if (storm > 0)
 			fault_count(SOFTDOCA_FAULT_RNR);
-		fault_hold(head, tail, wr, fault_now_ns() + delay + storm);
+		now = fault_now_ns();
+		fault_hold(head, tail, wr, now + delay + storm);
 		w->held++;
+		fault_wake_at(w, (uint64_t)(*tail)->wr_id, now);
 		goto accepted;
 	}
 	status = fault_post_now(w, wr, inflight);

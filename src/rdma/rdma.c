@@ -105,6 +105,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 		.trace_track = ctx->trace_tid,
 		.conn_event = rdma_on_conn_event,
 		.arg = rdma,
+		.wake = rdma_on_engine_wake,
 	};
 	doca_error_t status;
 
@@ -160,6 +161,9 @@ static unsigned int rdma_progress(struct doca_ctx *ctx)
 	struct doca_rdma *rdma = rdma_from_ctx(ctx);
 	unsigned int done = 0;
 
+	/* Cleared before the engine runs: a wake from now on asks again. */
+	if (unlikely(atomic_load_explicit(&rdma->engine_woken, memory_order_relaxed)))
+		atomic_store(&rdma->engine_woken, false);
 	if (rdma->worker != NULL)
 		done += rdma->engine_ops->worker_progress(rdma->worker);
 	if (unlikely(rdma->connect_check_ns != 0))
@@ -182,7 +186,9 @@ static unsigned int rdma_deliver(struct doca_ctx *ctx)
 
 static bool rdma_has_work(struct doca_ctx *ctx)
 {
-	return atomic_load(&rdma_from_ctx(ctx)->events_count) > 0;
+	struct doca_rdma *rdma = rdma_from_ctx(ctx);
+
+	return atomic_load(&rdma->events_count) > 0 || atomic_load(&rdma->engine_woken);
 }
 
 static const struct softdoca_ctx_ops rdma_ctx_ops = {
@@ -239,6 +245,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma_out)
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	atomic_init(&rdma->events_count, 0);
+	atomic_init(&rdma->engine_woken, false);
 	rdma->engine_ops = engine_ops;
 	rdma_props_default(&rdma->props);
 	if (softdoca_ctx_init(&rdma->ctx, &rdma_ctx_ops, dev) != DOCA_SUCCESS) {

@@ -160,6 +160,8 @@ struct doca_rdma {
 	uint32_t events_cap;
 	uint32_t events_head;
 	atomic_uint events_count; /* read without the lock to skip empty polls */
+	/* The engine asked for a progress call (engine_worker_conf.wake). */
+	atomic_bool engine_woken;
 
 	/* DOCA_ERROR_FULL was explained in this run (rdma_tasks.c): once only. */
 	bool full_explained;
@@ -199,6 +201,8 @@ struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engin
  * only queues), dropping what is queued (at stop), and handing queued
  * events to the application (from progress). */
 void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_event event);
+/* The engine's wake callback: any thread, so only flag and wake. */
+void rdma_on_engine_wake(void *arg);
 void rdma_events_clear(struct doca_rdma *rdma);
 
 /* rdma_conn.c, from progress while connect_check_ns is set: warn once per

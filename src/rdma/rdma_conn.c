@@ -46,6 +46,14 @@ void rdma_on_conn_event(void *arg, struct engine_conn *conn, enum engine_conn_ev
 	softdoca_pe_wake(rdma->ctx.pe);
 }
 
+void rdma_on_engine_wake(void *arg)
+{
+	struct doca_rdma *rdma = arg;
+
+	atomic_store(&rdma->engine_woken, true);
+	softdoca_pe_wake(rdma->ctx.pe);
+}
+
 static bool rdma_event_pop(struct doca_rdma *rdma, struct rdma_conn_event *out)
 {
 	bool found = false;

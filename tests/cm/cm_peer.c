@@ -82,6 +82,12 @@
  * server's table of SQUAT_PRE_MAX waiting sockets, the oldest must be
  * closed at once, well before that deadline.
  *
+ * Client --drop (case kill_client): instead of dying, send once, which
+ * the script's SOFTDOCA_FAULTS (conn:drop=after_ops:1, the send held by a
+ * delay so that it never arrives) turns into a dropped connection; the
+ * server must see what it sees of a dead client, and we must hear the
+ * failure callback and see our send end.
+ *
  * Files in DIR: server.port (the listening port), server.conn.I and
  * client.conn.I (export/connect descriptors), server.full (every slot is
  * established), server.inflight / client.inflight (the kill cases: tasks
@@ -294,6 +300,7 @@ struct peer {
 	const char *hold;
 	const char *signal; /* written when the run ends, however it ends */
 	uint32_t squat;	    /* client: idle sockets opened before connecting */
+	bool drop;	    /* client, kill_client: a send drops the connection (fault injection) */
 
 	/* DOCA objects. */
 	struct doca_dev *dev;
@@ -2475,6 +2482,41 @@ static int client_take_desc(struct peer *p)
  * then data. */
 #define CLI_DATA_OFF (2 * CTRL_LEN + 4096)
 
+/* --drop: once the server has sends in flight to us, one send of ours
+ * drops the connection (the script's fault rule); we must hear the
+ * failure callback, never a disconnection, and our send must end. */
+static int client_drop(struct peer *p)
+{
+	uint8_t *area = p->q + CLI_DATA_OFF;
+	struct doca_buf *src;
+	double t0, deadline;
+	uint32_t i;
+
+	if (wait_file(p, "server.inflight", FILE_WAIT_S, NULL, NULL) != 0)
+		return -1;
+	if (p->failed || p->disconnected)
+		return failf(p, "the connection closed before our send");
+	data_msg_fill(area, 64, p->my_slot, 0);
+	if (get_buf(p, p->qmmap, area, 64, 64, &src) != 0)
+		return -1;
+	t0 = now_s();
+	i = post_send(p, p->conn, src, p->my_slot, 0);
+	deadline = t0 + KILL_DETECT_S;
+	while (!p->recs[i].done || (p->failed == 0 && p->disconnected == 0)) {
+		if (now_s() > deadline)
+			return failf(p, "%.0f s after the send that drops: send %s, failure callback %d, "
+					"disconnection callback %d",
+				     KILL_DETECT_S, p->recs[i].done ? "done" : "not done", p->failed, p->disconnected);
+		progress_wait(p, 10);
+	}
+	if (p->disconnected || p->failed != 1)
+		return failf(p, "the drop gave failure callback %d, disconnection callback %d (want one failure)",
+			     p->failed, p->disconnected);
+	note(p, "our send dropped the connection; it ended with %s at %s; failure callback after %.3f s",
+	     doca_error_get_name(p->recs[i].status), where_name(p->recs[i].where), now_s() - t0);
+	return 0;
+}
+
 static int client_sends(struct peer *p, bool imm, uint32_t *first)
 {
 	size_t n = p->size;
@@ -3013,6 +3055,12 @@ static int client_main(struct peer *p)
 			     now_s() - t0, FAST_FAIL_S);
 	if (client_take_desc(p) != 0)
 		return -1;
+	if (p->kase == K_KILL_CLIENT && p->drop) {
+		if (client_drop(p) != 0)
+			return -1;
+		printf("PASS %s: our send dropped the connection under the server's %u in-flight sends\n", p->tag, K);
+		return 0;
+	}
 	if (p->kase == K_KILL_CLIENT) {
 		if (wait_file(p, "server.inflight", FILE_WAIT_S, NULL, NULL) != 0)
 			return -1;
@@ -3069,7 +3117,7 @@ static void usage(FILE *f)
 		   "reject-first|ignore-first]\n"
 		   "               [--method cm|export] [--family 4|6] [--addr TEXT] [--peer-addr TEXT] [--index I]\n"
 		   "               [--pre refused,silent,reject,ignore] [--after FILE] [--hold FILE]\n"
-		   "               [--signal FILE] [--squat N]\n"
+		   "               [--signal FILE] [--squat N] [--drop]\n"
 		   "               [--device IBDEV] [--size N] [--count K] [--timeout-ms MS]\n"
 		   "cases:");
 	for (size_t i = 0; i < sizeof(kase_names) / sizeof(kase_names[0]); i++)
@@ -3129,6 +3177,7 @@ int main(int argc, char **argv)
 		{"size", required_argument, NULL, 's'},	     {"count", required_argument, NULL, 'n'},
 		{"timeout-ms", required_argument, NULL, 't'}, {"signal", required_argument, NULL, 'S'},
 		{"squat", required_argument, NULL, 'Q'},	     {"help", no_argument, NULL, 'h'},
+		{"drop", no_argument, NULL, 'X'},
 		{NULL, 0, NULL, 0},
 	};
 	struct peer p = {.device = "soft_lo", .family = 4, .clients = 1, .size = 4096, .count = 32,
@@ -3205,6 +3254,9 @@ int main(int argc, char **argv)
 			if (parse_num(optarg, MAX_SQUAT, &v) != 0)
 				goto bad;
 			p.squat = (uint32_t)v;
+			break;
+		case 'X':
+			p.drop = true;
 			break;
 		case 'D':
 			p.device = optarg;

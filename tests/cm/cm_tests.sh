@@ -36,6 +36,15 @@
 #               fault_timeout        server that accepts everything and
 #                                    SOFTDOCA_FAULTS rejecting / not answering
 #                                    its first request (fault injection)
+#               fault_client_reject the same, with SOFTDOCA_FAULTS on the
+#               fault_client_timeout client instead (conn/client:cm_...):
+#                                    its first request never leaves, and
+#                                    fails as a rejected / unanswered one
+#               fault_drop          kill_client, with a victim that does not
+#                                    die: SOFTDOCA_FAULTS drops its
+#                                    connection at its first send; the
+#                                    server must see what a dead client
+#                                    looks like, the victim a failure
 #               all                 every scenario above
 #
 # Prints one line per run and exits non-zero if any failed (77 if the
@@ -52,6 +61,8 @@ CASES="send send_imm write write_imm read cas fadd"
 ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do printf 'v6_%s ' "$c"; done)"
 ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop squat"
 ALL="$ALL fault_reject fault_timeout"
+ALL="$ALL fault_client_reject fault_client_timeout"
+ALL="$ALL fault_drop"
 
 [ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
 command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
@@ -239,6 +250,39 @@ fault_first() {
 	finish "cm/IPv4 $what (SOFTDOCA_FAULTS on the server), then a connection on the same context" "$t0"
 }
 
+# A dropped connection as the other process sees it: kill_client's
+# server, unchanged, and a victim whose fault rule drops the connection.
+fault_drop() {
+	local t0
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case kill_client --count 8
+	# The send is held (delay) when the drop comes: it never reaches the server.
+	SOFTDOCA_FAULTS='conn:drop=after_ops:1;send:delay=fixed:10s' run victim 0 --role client --case kill_client --count 8 --drop
+	run client 0 --role client --case send --count 8 --after server.survived
+	finish "cm/IPv4 a client's connection dropped (SOFTDOCA_FAULTS) under the server's in-flight sends, then the next client (UCX_TLS=${UCX_TLS:-default})" "$t0"
+}
+
+# The same failing first attempts as the client's own fault rules see
+# them: the server hears of one request only, the real one.
+fault_client_first() {
+	local what=$1 t0
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case send --count 8
+	case $what in
+	fault_client_reject)
+		SOFTDOCA_FAULTS='conn/client:cm_reject=nth:1' run client 0 --role client --case send --count 8 \
+			--pre reject
+		;;
+	fault_client_timeout)
+		SOFTDOCA_FAULTS='conn/client:cm_timeout=nth:1' run client 0 --role client --case send --count 8 \
+			--pre ignore --timeout-ms 500
+		;;
+	esac
+	finish "cm/IPv4 $what (SOFTDOCA_FAULTS on the client), then a connection on the same context" "$t0"
+}
+
 kill_server() {
 	local t0
 	begin
@@ -310,6 +354,8 @@ run_scenario() {
 	squat) set_transport default; squat ;;
 	refused | timeout | reject) set_transport default; failing_first "$s" ;;
 	fault_reject | fault_timeout) set_transport default; fault_first "$s" ;;
+	fault_client_reject | fault_client_timeout) set_transport default; fault_client_first "$s" ;;
+	fault_drop) for tr in default tcp; do set_transport "$tr"; fault_drop; done ;;
 	kill_server | kill_client | server_stop)
 		for tr in default tcp; do
 			set_transport "$tr"

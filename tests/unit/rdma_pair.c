@@ -7,6 +7,8 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -197,14 +199,15 @@ void on_established(struct doca_rdma_connection *conn, union doca_data cud, unio
 
 void on_failure(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
 {
-	(void)conn;
 	(void)cud;
+	side_of(ctxud)->failed_conn = conn;
 	side_of(ctxud)->failed++;
 }
 
 void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union doca_data ctxud)
 {
 	(void)cud;
+	side_of(ctxud)->disconnected_conn = conn;
 	side_of(ctxud)->disconnected++;
 	/* What the DOCA CM samples do: close our end too; must succeed. */
 	assert_ok(doca_rdma_connection_disconnect(conn));
@@ -244,6 +247,20 @@ void side_create(struct side *s)
 	assert_ok(doca_pe_connect_ctx(pe, s->ctx));
 }
 
+void side_apply_conf(struct side *s, const struct side_conf *c)
+{
+	struct doca_rdma *r = s->rdma;
+
+	assert_ok(doca_rdma_set_permissions(r, c->permissions));
+	assert_ok(doca_rdma_set_rnr_retry_count(r, c->rnr_retry));
+	if (c->send_queue_size != 0)
+		assert_ok(doca_rdma_set_send_queue_size(r, c->send_queue_size));
+	if (c->buf_list_len != 0) {
+		assert_ok(doca_rdma_set_max_send_buf_list_len(r, c->buf_list_len));
+		assert_ok(doca_rdma_task_receive_set_dst_buf_list_len(r, c->buf_list_len));
+	}
+}
+
 void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks)
 {
 	struct doca_rdma *r = s->rdma;
@@ -268,12 +285,55 @@ void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks)
 	assert_ok(doca_rdma_set_connection_state_callbacks(r, NULL, on_established, on_failure, on_disconnect));
 }
 
+void progress_rounds(int n)
+{
+	for (int i = 0; i < n; i++)
+		(void)doca_pe_progress(pe);
+}
+
+bool progress_notified_until(const int *counter, int want, uint32_t timeout_ms, int *wakeups)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	struct epoll_event ev = {.events = EPOLLIN};
+	doca_notification_handle_t fd;
+	int ep;
+
+	assert_ok(doca_pe_get_notification_handle(pe, &fd));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(ep >= 0);
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
+	while (*counter < want) {
+		uint64_t now = now_ms();
+
+		if (now >= deadline)
+			break;
+		/* Armed, then asleep until the PE says there is work. */
+		assert_ok(doca_pe_request_notification(pe));
+		if (epoll_wait(ep, &ev, 1, (int)(deadline - now)) <= 0)
+			continue;
+		if (wakeups != NULL)
+			(*wakeups)++;
+		assert_ok(doca_pe_clear_notification(pe, fd));
+		while (doca_pe_progress(pe) != 0)
+			;
+	}
+	close(ep);
+	return *counter >= want;
+}
+
 enum doca_ctx_states state_of(const struct side *s)
 {
 	enum doca_ctx_states st;
 
 	assert_ok(doca_ctx_get_state(s->ctx, &st));
 	return st;
+}
+
+void side_start_export(struct side *s)
+{
+	assert_ok(doca_ctx_start(s->ctx));
+	assert_int_equal(state_of(s), DOCA_CTX_STATE_RUNNING);
+	assert_ok(doca_rdma_export(s->rdma, &s->desc, &s->desc_len, &s->conn));
 }
 
 void side_stop(struct side *s)

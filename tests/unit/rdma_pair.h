@@ -1,9 +1,11 @@
 /*
- * What the RDMA unit tests (test_rdma.c, test_rdma_loopback.c) share, so
- * that each keeps only its own cases: SDK log capture, the soft loopback
- * device with one PE and one buf inventory, mmaps and buffers over test
- * memory, the two contexts A and B ("sides") a test connects to each
- * other, and the task and connection callbacks. Each test says what a
+ * What the RDMA unit tests (test_rdma.c, test_rdma_loopback.c,
+ * test_fault.c, test_fault_cm.c) share, so that each keeps only its own
+ * cases: SDK log capture, the soft loopback device with one PE and one
+ * buf inventory, mmaps and buffers over test memory, the two contexts A
+ * and B ("sides") a test configures, starts and connects to each other,
+ * progress (busy, or asleep on the PE's notification handle), and the
+ * task and connection callbacks. Each test says what a
  * task completion means to it by defining rdma_pair_task_done().
  *
  * The short names are the ones these tests have always used; they live in
@@ -67,6 +69,9 @@ struct side {
 	int established;
 	int failed;
 	int disconnected;
+	/* The connections the last failure and disconnection callbacks named. */
+	struct doca_rdma_connection *failed_conn;
+	struct doca_rdma_connection *disconnected_conn;
 };
 
 extern struct side A, B;
@@ -122,13 +127,32 @@ void on_disconnect(struct doca_rdma_connection *conn, union doca_data cud, union
 uint64_t now_ms(void);
 /* Progress until *counter reaches want; false after 10 s. */
 bool progress_until(const int *counter, int want);
+/* The same for a program that sleeps: progress only when the PE's
+ * notification handle (epoll) says so, until *counter reaches want;
+ * false after timeout_ms. *wakeups (may be NULL) counts the wake-ups. */
+bool progress_notified_until(const int *counter, int want, uint32_t timeout_ms, int *wakeups);
 
 /* s zeroed, then a new context on dev whose user data is s, on pe. */
 void side_create(struct side *s);
+
+/* How a side is configured before start. */
+struct side_conf {
+	uint32_t permissions;
+	uint8_t rnr_retry; /* 7: for ever */
+	uint32_t send_queue_size; /* 0: the library's default */
+	uint32_t buf_list_len;	  /* send and receive; 0: the library's default */
+};
+
+/* Apply c to a side made by side_create. */
+void side_apply_conf(struct side *s, const struct side_conf *c);
 /* The task pools of s, num_tasks each (the remote sync event tasks too
  * when sync_event_tasks), and the connection callbacks above. */
 void side_conf_tasks(struct side *s, uint32_t num_tasks, bool sync_event_tasks);
 enum doca_ctx_states state_of(const struct side *s);
+/* A fixed number of progress rounds: for checks that nothing happens. */
+void progress_rounds(int n);
+/* Start s (it must reach RUNNING) and export its first connection. */
+void side_start_export(struct side *s);
 /* Stop s and progress until it is IDLE (fails after 10 s); no-op once destroyed. */
 void side_stop(struct side *s);
 void side_destroy(struct side *s);

@@ -11,7 +11,12 @@
  * nor reorder a connection; a connection dropped after N operations and
  * after T ms, seen as a failure here and a disconnection by the peer,
  * with what was in flight flushed; a receiver-not-ready storm; held tasks flushed at stop; clearing
- * the rules on a running context. The fixture is rdma_pair.c.
+ * the rules on a running context. Then: a program asleep on the PE's
+ * notification handle woken for a delayed write; a drop with sends in
+ * flight both ways, flushed on both sides; /nth= and /id= choosing
+ * connections; /client requests rejected and timed out (the loopback
+ * engine has no CM, so a request that got past the rule would be refused
+ * at once). The fixture is rdma_pair.c.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,9 +50,11 @@ struct done_rec {
 static struct done_rec done_log[MAX_DONE];
 static int done_count;
 
+static struct side C; /* a third context, for A's second connection */
+
 void rdma_pair_task_done(struct doca_task *task, bool ok, union doca_data ctx_user_data)
 {
-	assert_true(ctx_user_data.ptr == &A || ctx_user_data.ptr == &B);
+	assert_true(ctx_user_data.ptr == &A || ctx_user_data.ptr == &B || ctx_user_data.ptr == &C);
 	assert_true(done_count < MAX_DONE);
 	done_log[done_count].task = task;
 	done_log[done_count].ok = ok;
@@ -60,12 +67,6 @@ static bool progress_until_done(int n)
 	return progress_until(&done_count, n);
 }
 
-static void progress_rounds(int n)
-{
-	for (int i = 0; i < n; i++)
-		(void)doca_pe_progress(pe);
-}
-
 static uint64_t count_of(enum softdoca_fault_kind kind)
 {
 	uint64_t n = 0;
@@ -76,15 +77,16 @@ static uint64_t count_of(enum softdoca_fault_kind kind)
 
 /* ---- contexts -------------------------------------------------------------- */
 
+/* Every permission, RNR retry for ever, the library's queue and list
+ * lengths unless send_queue_size says otherwise. */
 static void side_make(struct side *s, uint32_t send_queue_size)
 {
+	const struct side_conf c = {ALL_RDMA_PERMS, 7, send_queue_size, 0};
+
 	side_create(s);
-	assert_ok(doca_rdma_set_permissions(s->rdma, ALL_RDMA_PERMS));
-	if (send_queue_size != 0)
-		assert_ok(doca_rdma_set_send_queue_size(s->rdma, send_queue_size));
+	side_apply_conf(s, &c);
 	side_conf_tasks(s, NUM_TASKS, false);
-	assert_ok(doca_ctx_start(s->ctx));
-	assert_ok(doca_rdma_export(s->rdma, &s->desc, &s->desc_len, &s->conn));
+	side_start_export(s);
 }
 
 /* A and B connected, under the rules in force now. */
@@ -116,7 +118,8 @@ struct op {
 static char src_mem[MEM_SIZE / 2];
 static size_t src_next;
 
-static struct doca_task *write_at(struct op *op, size_t off, uint64_t value)
+/* The same on A's connection conn. */
+static struct doca_task *write_on(struct op *op, struct doca_rdma_connection *conn, size_t off, uint64_t value)
 {
 	union doca_data ud = {.u64 = 0};
 	char *src = src_mem + (src_next++ % (sizeof(src_mem) / 64)) * 64;
@@ -124,8 +127,22 @@ static struct doca_task *write_at(struct op *op, size_t off, uint64_t value)
 	memcpy(src, &value, sizeof(value));
 	op->src = buf_on(local_mm, src, 8, 8);
 	op->dst = buf_on(remote_mm, mem + off, 8, 0);
-	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, op->src, op->dst, ud, &op->task));
+	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, conn, op->src, op->dst, ud, &op->task));
 	return doca_rdma_task_write_as_task(op->task);
+}
+
+static struct doca_task *write_at(struct op *op, size_t off, uint64_t value)
+{
+	return write_on(op, A.conn, off, value);
+}
+
+/* Where task is in the done log (-1: not there). */
+static int done_index(const struct doca_task *task)
+{
+	for (int i = 0; i < done_count; i++)
+		if (done_log[i].task == task)
+			return i;
+	return -1;
 }
 
 static void op_free(struct op *op)
@@ -196,6 +213,21 @@ static const struct bad_case bad_cases[] = {
 	{"seed=1;seed=2", "seed=2"},
 	{" write:fail=nth:1:IO_FAILED", " write"},
 	{"write:fail=nth:1:IO_FAILED;bogus", "bogus"},
+	{"conn/:drop=after_ops:1", "conn/"},
+	{"conn/idx=2:drop=after_ops:1", "idx=2"},
+	{"conn/id=0:drop=after_ops:1", "0"},
+	{"conn/id=70000:drop=after_ops:1", "70000"},
+	{"conn/nth=x:drop=after_ops:1", "x"},
+	{"conn/nth=:drop=after_ops:1", "nth="},
+	{"conn/id=1/nth=2:drop=after_ops:1", "id=1/nth=2"},
+	{"conn/id=1:cm_reject=nth:1", "id=1"},
+	{"conn/client:drop=after_ops:1", "client"},
+	{"write/server:fail=nth:1:IO_FAILED", "server"},
+	{"conn/cleint:cm_reject=nth:1", "cleint"},
+	{"recv/id=1:delay=fixed:1ms", "id=1"},
+	{"recv/nth=1:rnr=storm:20ms:100ms", "nth=1"},
+	{"wrte/id=1:fail=nth:1:IO_FAILED", "wrte"},
+	{"conn/client:cm_timeout=nth:0", "0"},
 	{"write:fail=nth:1:IO_FAILED;;seed=1", ""},
 };
 
@@ -255,6 +287,9 @@ static void test_parser(void **state)
 		"read:fail=frac:1:IO_FAILED;write_imm:delay=jitter:0ns..10ns;seed=18446744073709551615",
 		"recv:rnr=storm:20ms:100ms",
 		"conn:cm_reject=nth:1;conn:cm_timeout=every:3",
+		("conn/client:cm_reject=nth:1;conn/server:cm_timeout=every:2;conn/client:cm_timeout=every:4;"
+		 "conn/id=2:drop=after_ops:5;conn/nth=1:drop=after_ms:100;write/id=3:fail=nth:1:IO_FAILED;"
+		 "any/nth=2:delay=fixed:1ms;send/id=65535:full=depth:2"),
 	};
 	char many[2048] = "";
 	uint64_t n;
@@ -562,7 +597,225 @@ static void test_delay_flushed_at_stop(void **state)
 	pair_down();
 }
 
+/* A program that sleeps on the PE's notification handle and progresses
+ * only when woken still sees a held write go out when its delay ends
+ * (the fault engine's timer wakes the PE), after the delay, and is not
+ * woken over and over meanwhile. */
+static void test_delay_wakes_sleeper(void **state)
+{
+	struct op op;
+	int wakeups = 0;
+	uint64_t t0;
+
+	(void)state;
+	assert_ok(softdoca_fault_set("write:delay=fixed:100ms"));
+	pair_up();
+	t0 = now_ms();
+	assert_ok(doca_task_submit(write_at(&op, 0, 77)));
+	assert_true(progress_notified_until(&done_count, 1, 5000, &wakeups));
+	assert_true(now_ms() - t0 >= 100);
+	assert_true(done_log[0].ok);
+	assert_int_equal(mem_at(0), 77);
+	assert_in_range(wakeups, 1, 10);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_DELAYED), 1);
+	op_free(&op);
+	pair_down();
+}
+
 /* ---- drop ------------------------------------------------------------------------- */
+
+/* A drop looks the same from both ends, as a dead peer: each side has a
+ * send in flight that the other never receives (no receive posted); A's
+ * connection drops at its 2nd operation; both sends fail with an error,
+ * A hears a failure and B a disconnection, each naming its connection. */
+static void test_drop_seen_by_both_sides(void **state)
+{
+	struct doca_rdma_task_send *asend, *bsend;
+	struct doca_buf *asrc, *bsrc;
+	union doca_data ud = {.u64 = 0};
+	struct op op;
+	int ai, bi;
+
+	(void)state;
+	/* B's connection has id 1 too, but B makes one operation only. */
+	assert_ok(softdoca_fault_set("conn/id=1:drop=after_ops:2"));
+	pair_up();
+	bsrc = buf_on(local_mm, src_mem + 2048, 8, 8);
+	assert_ok(doca_rdma_task_send_allocate_init(B.rdma, B.conn, bsrc, ud, &bsend));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(bsend)));
+	asrc = buf_on(local_mm, src_mem + 1024, 8, 8);
+	assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, asrc, ud, &asend));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(asend)));
+	progress_rounds(50);
+	assert_int_equal(done_count, 0);
+	assert_int_equal(A.failed + A.disconnected + B.failed + B.disconnected, 0);
+	assert_ok(doca_task_submit(write_at(&op, 0, 5)));
+	assert_true(progress_until(&A.failed, 1));
+	assert_true(progress_until(&B.disconnected, 1));
+	assert_true(progress_until_done(3));
+	assert_ptr_equal(A.failed_conn, A.conn);
+	assert_ptr_equal(B.disconnected_conn, B.conn);
+	assert_int_equal(A.disconnected + B.failed, 0);
+	ai = done_index(doca_rdma_task_send_as_task(asend));
+	bi = done_index(doca_rdma_task_send_as_task(bsend));
+	assert_true(ai >= 0 && bi >= 0);
+	assert_false(done_log[ai].ok);
+	assert_false(done_log[bi].ok);
+	assert_int_equal(done_log[ai].status, DOCA_ERROR_CONNECTION_RESET);
+	assert_int_equal(done_log[bi].status, DOCA_ERROR_CONNECTION_RESET);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_DROPPED), 1);
+	op_free(&op);
+	doca_task_free(doca_rdma_task_send_as_task(asend));
+	doca_task_free(doca_rdma_task_send_as_task(bsend));
+	put(asrc);
+	put(bsrc);
+	pair_down();
+}
+
+/* /nth= and /id= choose connections: A has two, to C (id 2, established
+ * first) and to B (id 1, second). The drop rule for the 2nd established
+ * drops B's after one operation and never C's; the fail rule for id 2
+ * fails C's 2nd write only. */
+static void test_select_connection(void **state)
+{
+	struct doca_rdma_connection *a_to_c;
+	const void *desc;
+	size_t desc_len;
+	struct op ops[4];
+
+	(void)state;
+	assert_ok(softdoca_fault_set("conn/nth=2:drop=after_ops:1;write/id=2:fail=nth:2:IO_FAILED"));
+	done_count = 0;
+	memset(mem, 0, sizeof(mem));
+	side_create(&A);
+	side_apply_conf(&A, &(const struct side_conf){ALL_RDMA_PERMS, 7, 0, 0});
+	assert_ok(doca_rdma_set_max_num_connections(A.rdma, 2));
+	side_conf_tasks(&A, NUM_TASKS, false);
+	side_start_export(&A);
+	assert_ok(doca_rdma_export(A.rdma, &desc, &desc_len, &a_to_c));
+	side_make(&B, 0);
+	side_make(&C, 0);
+	assert_ok(doca_rdma_connect(A.rdma, C.desc, C.desc_len, a_to_c));
+	assert_ok(doca_rdma_connect(C.rdma, desc, desc_len, C.conn));
+	assert_true(progress_until(&A.established, 1));
+	assert_true(progress_until(&C.established, 1));
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
+	assert_true(progress_until(&A.established, 2));
+	assert_true(progress_until(&B.established, 1));
+
+	assert_ok(doca_task_submit(write_on(&ops[0], a_to_c, 0, 1)));
+	assert_ok(doca_task_submit(write_on(&ops[1], a_to_c, 64, 2)));
+	assert_true(progress_until_done(2));
+	assert_true(done_log[0].ok);
+	assert_int_equal(done_log[1].status, DOCA_ERROR_IO_FAILED);
+	progress_rounds(20);
+	assert_int_equal(A.failed + C.disconnected, 0);
+
+	assert_ok(doca_task_submit(write_on(&ops[2], A.conn, 128, 3)));
+	assert_true(progress_until(&A.failed, 1));
+	assert_true(progress_until(&B.disconnected, 1));
+	assert_true(progress_until_done(3));
+	assert_ptr_equal(A.failed_conn, A.conn);
+
+	assert_ok(doca_task_submit(write_on(&ops[3], a_to_c, 192, 4)));
+	assert_true(progress_until_done(4));
+	assert_true(done_log[3].ok);
+	assert_int_equal(mem_at(0), 1);
+	assert_int_equal(mem_at(64), 0);
+	assert_int_equal(mem_at(192), 4);
+	assert_int_equal(A.failed, 1);
+	assert_int_equal(C.failed + C.disconnected, 0);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_DROPPED), 1);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_FAILED), 1);
+	for (int i = 0; i < 4; i++)
+		op_free(&ops[i]);
+	side_destroy(&C);
+	pair_down();
+}
+
+/* ---- connection requests of our own (/client) ------------------------------------ */
+
+/* A client context alone (the loopback engine has no RDMA CM: a request
+ * that reached it would be refused at once). */
+static void client_make(uint16_t request_timeout_ms)
+{
+	side_create(&A);
+	if (request_timeout_ms != 0)
+		assert_ok(doca_rdma_set_connection_request_timeout(A.rdma, request_timeout_ms));
+	side_conf_tasks(&A, NUM_TASKS, false);
+	assert_ok(doca_ctx_start(A.ctx));
+}
+
+/* Our first request is rejected as a client sees a rejection: the
+ * failure callback soon, with the connection's user data and the address
+ * asked for, nothing established; the second request is not taken (it
+ * reaches the engine, which has no CM). */
+static void test_cm_client_reject(void **state)
+{
+	struct doca_rdma_addr *addr, *got;
+	union doca_data ud = {.u64 = 4242}, got_ud;
+	enum doca_rdma_addr_type type;
+	const char *text;
+	uint16_t port;
+	uint64_t t0;
+
+	(void)state;
+	assert_ok(softdoca_fault_set("conn/client:cm_reject=nth:1"));
+	client_make(0);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", 4791, &addr));
+	t0 = now_ms();
+	assert_ok(doca_rdma_connect_to_addr(A.rdma, addr, ud));
+	assert_true(progress_until(&A.failed, 1));
+	assert_true(now_ms() - t0 < 2000);
+	progress_rounds(20);
+	assert_int_equal(A.failed, 1);
+	assert_int_equal(A.established + A.disconnected, 0);
+	assert_ok(doca_rdma_connection_get_user_data(A.failed_conn, &got_ud));
+	assert_int_equal(got_ud.u64, 4242);
+	assert_ok(doca_rdma_connection_get_addr(A.failed_conn, &got));
+	assert_ok(doca_rdma_addr_get_params(got, &type, &text, &port));
+	assert_int_equal(type, DOCA_RDMA_ADDR_TYPE_IPv4);
+	assert_string_equal(text, "127.0.0.1");
+	assert_int_equal(port, 4791);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_CM), 1);
+	assert_fails(doca_rdma_connect_to_addr(A.rdma, addr, ud), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(count_of(SOFTDOCA_FAULT_CM), 1);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	side_destroy(&A);
+	softdoca_fault_clear();
+}
+
+/* Every request of ours left unanswered: each fails at the request
+ * timeout (200 ms), not before, for a program asleep on its PE's
+ * notification handle too. */
+static void test_cm_client_timeout(void **state)
+{
+	struct doca_rdma_addr *addr;
+	union doca_data ud = {.u64 = 0};
+	uint64_t t0;
+
+	(void)state;
+	assert_ok(softdoca_fault_set("conn/client:cm_timeout=every:1"));
+	client_make(200);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", 4791, &addr));
+	t0 = now_ms();
+	assert_ok(doca_rdma_connect_to_addr(A.rdma, addr, ud));
+	progress_rounds(20);
+	if (now_ms() - t0 < 190)
+		assert_int_equal(A.failed, 0);
+	assert_true(progress_notified_until(&A.failed, 1, 5000, NULL));
+	assert_true(now_ms() - t0 >= 200);
+	assert_int_equal(A.established + A.disconnected, 0);
+
+	assert_ok(doca_rdma_connect_to_addr(A.rdma, addr, ud));
+	assert_true(progress_notified_until(&A.failed, 2, 5000, NULL));
+	assert_int_equal(count_of(SOFTDOCA_FAULT_CM), 2);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	side_destroy(&A);
+	softdoca_fault_clear();
+}
+
 
 /* After its 3rd operation A's connection drops as if B died: the send
  * waiting at B (no receive posted) is flushed with an error, A hears a
@@ -704,6 +957,11 @@ int main(void)
 		cmocka_unit_test(test_rnr_storm),
 		cmocka_unit_test(test_drop_after_ops),
 		cmocka_unit_test(test_drop_after_ms),
+		cmocka_unit_test(test_delay_wakes_sleeper),
+		cmocka_unit_test(test_drop_seen_by_both_sides),
+		cmocka_unit_test(test_select_connection),
+		cmocka_unit_test(test_cm_client_reject),
+		cmocka_unit_test(test_cm_client_timeout),
 		cmocka_unit_test(test_clear_while_running),
 	};
 

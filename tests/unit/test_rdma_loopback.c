@@ -45,14 +45,6 @@
 static _Alignas(64) char mem[MEM_SIZE];
 static struct doca_mmap *local_mm, *remote_mm;
 
-/* How a side is configured before start. */
-struct side_conf {
-	uint32_t permissions;
-	uint8_t rnr_retry; /* 7: for ever */
-	uint32_t send_queue_size;
-	uint32_t buf_list_len;
-};
-
 /* Completions in the order doca_pe_progress delivered them. */
 #define MAX_DONE 64
 struct done_rec {
@@ -89,37 +81,15 @@ static bool progress_until_done(int n)
 	return progress_until(&done_count, n);
 }
 
-/* Progress a fixed number of rounds: for checks that nothing happens. */
-static void progress_rounds(int n)
-{
-	for (int i = 0; i < n; i++)
-		(void)doca_pe_progress(pe);
-}
-
 /* ---- contexts ------------------------------------------------------------------ */
 
 static const struct side_conf default_conf = {ALL_RDMA_PERMS, 7, 0, 2};
 
 static void side_create_conf(struct side *s, const struct side_conf *c)
 {
-	struct doca_rdma *r;
-
 	side_create(s);
-	r = s->rdma;
-	assert_ok(doca_rdma_set_permissions(r, c->permissions));
-	assert_ok(doca_rdma_set_rnr_retry_count(r, c->rnr_retry));
-	if (c->send_queue_size != 0)
-		assert_ok(doca_rdma_set_send_queue_size(r, c->send_queue_size));
-	assert_ok(doca_rdma_set_max_send_buf_list_len(r, c->buf_list_len));
-	assert_ok(doca_rdma_task_receive_set_dst_buf_list_len(r, c->buf_list_len));
+	side_apply_conf(s, c);
 	side_conf_tasks(s, NUM_TASKS, true);
-}
-
-static void side_start_export(struct side *s)
-{
-	assert_ok(doca_ctx_start(s->ctx));
-	assert_int_equal(state_of(s), DOCA_CTX_STATE_RUNNING);
-	assert_ok(doca_rdma_export(s->rdma, &s->desc, &s->desc_len, &s->conn));
 }
 
 /* A and B, configured by a and b, connected to each other. */
