@@ -1339,42 +1339,35 @@ static unsigned int fault_fail_fakes(struct fault_worker *w, uint64_t now)
 	return n;
 }
 
-/* The /client cm_ rule that takes our next connection request, or NULL. */
-static const struct fault_rule *fault_pick_connect(struct fault_worker *w)
+/* The cm_ rule that takes the next connection request of one side, or
+ * NULL: our own requests (client, counted in *count = connects) or a
+ * listener's (counted in requests). The first rule that fires wins. */
+static const struct fault_rule *fault_pick_cm_rule(struct fault_worker *w, bool client, uint64_t *count)
 {
 	const struct fault_rule *picked = NULL;
 
-	w->connects++;
-	for (uint32_t i = 0; i < w->rules.num; i++) {
+	(*count)++;
+	for (uint32_t i = 0; i < w->rules.num && picked == NULL; i++) {
 		const struct fault_rule *r = &w->rules.rule[i];
 		bool fire;
 
-		if ((r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT) || !r->client)
+		if ((r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT) || r->client != client)
 			continue;
-		fire = r->mode == FAULT_NTH ? w->connects == r->n : w->connects % r->n == 0;
-		if (fire && picked == NULL)
+		fire = r->mode == FAULT_NTH ? *count == r->n : *count % r->n == 0;
+		if (fire)
 			picked = r;
 	}
 	return picked;
 }
 
-/* The cm_ rule that takes the next connection request, or NULL. */
+static const struct fault_rule *fault_pick_connect(struct fault_worker *w)
+{
+	return fault_pick_cm_rule(w, true, &w->connects);
+}
+
 static const struct fault_rule *fault_pick_cm(struct fault_worker *w)
 {
-	const struct fault_rule *picked = NULL;
-
-	w->requests++;
-	for (uint32_t i = 0; i < w->rules.num; i++) {
-		const struct fault_rule *r = &w->rules.rule[i];
-		bool fire;
-
-		if ((r->action != FAULT_CM_REJECT && r->action != FAULT_CM_TIMEOUT) || r->client)
-			continue;
-		fire = r->mode == FAULT_NTH ? w->requests == r->n : w->requests % r->n == 0;
-		if (fire && picked == NULL)
-			picked = r;
-	}
-	return picked;
+	return fault_pick_cm_rule(w, false, &w->requests);
 }
 
 /* Requests held for the cm_ rules: rejected (the client hears a
