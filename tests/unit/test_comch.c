@@ -268,7 +268,7 @@ static void cli_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_
 }
 
 /* Returns 0 or the failed step (for a child's exit status). */
-static int cli_open(struct doca_pe *shared_pe)
+static int cli_open_n(struct doca_pe *shared_pe, uint32_t num_tasks)
 {
 	memset(&C, 0, sizeof(C));
 	C.dev = open_dev();
@@ -281,13 +281,18 @@ static int cli_open(struct doca_pe *shared_pe)
 	if (doca_comch_client_create(C.dev, NAME, &C.client) != DOCA_SUCCESS)
 		return 3;
 	C.ctx = doca_comch_client_as_ctx(C.client);
-	if (doca_comch_client_task_send_set_conf(C.client, cli_sent, cli_send_err, TASKS) != DOCA_SUCCESS ||
+	if (doca_comch_client_task_send_set_conf(C.client, cli_sent, cli_send_err, num_tasks) != DOCA_SUCCESS ||
 	    doca_comch_client_event_msg_recv_register(C.client, cli_recv) != DOCA_SUCCESS ||
 	    doca_pe_connect_ctx(C.pe, C.ctx) != DOCA_SUCCESS)
 		return 4;
 	if (doca_ctx_start(C.ctx) != DOCA_ERROR_IN_PROGRESS)
 		return 5; /* a client starts asynchronously */
 	return 0;
+}
+
+static int cli_open(struct doca_pe *shared_pe)
+{
+	return cli_open_n(shared_pe, TASKS);
 }
 
 static int cli_close(bool own_pe)
@@ -658,6 +663,63 @@ static void test_hostile_clients(void **state)
 	srv_close();
 }
 
+/* A burst far beyond what the socket holds: tasks wait in the backlog
+ * and still arrive complete and in order once the server reads. */
+static void test_backlog_keeps_order(void **state)
+{
+	const uint32_t n = 1000;
+	struct doca_comch_connection *conn;
+	struct doca_pe *pe;
+	uint8_t *bufs;
+	uint64_t end;
+
+	(void)state;
+	bufs = malloc((size_t)n * COMCH_MAX_MSG_SIZE);
+	assert_non_null(bufs);
+	srv_open(COMCH_MAX_MSG_SIZE);
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	assert_int_equal(cli_open_n(pe, n), 0);
+	end = now_ms() + 5000;
+	while (C.ctx != NULL && now_ms() < end) {
+		enum doca_ctx_states st;
+
+		(void)doca_pe_progress(pe);
+		(void)doca_pe_progress(S.pe);
+		assert_int_equal(doca_ctx_get_state(C.ctx, &st), DOCA_SUCCESS);
+		if (st == DOCA_CTX_STATE_RUNNING && S.connects == 1)
+			break;
+	}
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	for (uint32_t i = 0; i < n; i++) {
+		struct doca_comch_task_send *task;
+		uint8_t *slot = bufs + (size_t)i * COMCH_MAX_MSG_SIZE;
+
+		msg_fill(slot, i);
+		assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, slot, msg_len(i), &task),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	}
+	/* The server does not read yet: the socket fills, the rest waits. */
+	end = now_ms() + 50;
+	while (now_ms() < end)
+		(void)doca_pe_progress(pe);
+	assert_true(C.sent_ok < (int)n);
+	end = now_ms() + 20000;
+	while ((S.received < (int)n || C.sent_ok < (int)n) && now_ms() < end) {
+		(void)doca_pe_progress(pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.received, n);
+	assert_int_equal(S.bad, 0); /* every message whole and in order */
+	assert_int_equal(C.sent_ok, n);
+	assert_int_equal(C.sent_err, 0);
+	assert_int_equal(cli_close(false), 0);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+	free(bufs);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -710,6 +772,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_limits_and_unsupported, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_client_waits_for_server, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_clients, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_backlog_keeps_order, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
