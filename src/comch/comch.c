@@ -28,6 +28,7 @@
 #include "live.h"
 #include "log_internal.h"
 #include "secret.h"
+#include "watch.h"
 
 SDK_LOG_REGISTER(COMCH)
 
@@ -95,6 +96,7 @@ struct comch_ep {
 	doca_comch_event_consumer_cb_t expired_consumer_cb;
 	struct doca_comch_event_msg_recv recv_event;
 	struct doca_comch_connection *conns; /* server: all; client: its one */
+	struct comch_watch watch;            /* wakes the PE's notification handle */
 };
 
 struct doca_comch_server {
@@ -265,6 +267,8 @@ static unsigned int conn_flush(struct doca_comch_connection *conn)
 		task->next = NULL;
 		if (status == DOCA_SUCCESS)
 			conn_count(conn, DOCA_COMCH_COUNTER_SENT_MESSAGES, t->len);
+		if (conn->backlog_head == NULL)
+			comch_watch_fd(&conn->ep->watch, conn->chan.fd, false); /* no more waiting for room */
 		softdoca_task_complete(task, status);
 		done++;
 		if (status != DOCA_SUCCESS)
@@ -334,10 +338,12 @@ static doca_error_t send_submit(struct doca_task *task)
 		}
 	}
 	task->next = NULL;
-	if (conn->backlog_tail != NULL)
+	if (conn->backlog_tail != NULL) {
 		conn->backlog_tail->next = task;
-	else
+	} else {
 		conn->backlog_head = task;
+		comch_watch_fd(&conn->ep->watch, conn->chan.fd, true); /* wake when there is room */
+	}
 	conn->backlog_tail = task;
 	return DOCA_SUCCESS;
 }
@@ -401,10 +407,15 @@ static bool ep_has_work(struct doca_ctx *ctx)
 	if (!ep->is_server && ep->ctx.state == DOCA_CTX_STATE_STARTING)
 		return true; /* retrying the server on a timer */
 	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
-		if (c->backlog_head != NULL || c->state == COMCH_CONN_DEAD)
+		short events = POLLIN;
+
+		if (c->state == COMCH_CONN_DEAD)
 			return true;
+		/* A backlog is work only once the socket has room for it. */
+		if (c->backlog_head != NULL)
+			events |= POLLOUT;
 		if (n < ARRAY_SIZE(pfd))
-			pfd[n++] = (struct pollfd){.fd = c->chan.fd, .events = POLLIN};
+			pfd[n++] = (struct pollfd){.fd = c->chan.fd, .events = events};
 		else
 			return true; /* too many to ask cheaply: let progress look */
 	}
@@ -555,6 +566,7 @@ static unsigned int server_accept(struct doca_comch_server *server, uint64_t now
 		if (conn == NULL)
 			continue;
 		conn->deadline_ns = now + COMCH_HANDSHAKE_NS;
+		comch_watch_fd(&server->ep.watch, conn->chan.fd, false);
 		conn->next = server->ep.conns;
 		server->ep.conns = conn;
 		events++;
@@ -570,6 +582,7 @@ static unsigned int server_progress(struct doca_ctx *ctx)
 
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
+	comch_watch_rearm(&server->ep.watch);
 	events = server_accept(server, now);
 	for (struct doca_comch_connection *c = server->ep.conns; c != NULL; c = c->next) {
 		if (ctx->state != DOCA_CTX_STATE_RUNNING)
@@ -584,9 +597,19 @@ static unsigned int server_progress(struct doca_ctx *ctx)
 static doca_error_t server_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_server *server = server_from_ep(ep_from_ctx(ctx));
+	doca_error_t status;
 
 	server->num_conns = 0;
-	return comch_listener_open(&server->listener, server->ep.name);
+	status = comch_listener_open(&server->listener, server->ep.name);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = comch_watch_open(&server->ep.watch, ctx->pe);
+	if (status != DOCA_SUCCESS) {
+		comch_listener_close(&server->listener);
+		return status;
+	}
+	comch_watch_fd(&server->ep.watch, server->listener.fd, false);
+	return DOCA_SUCCESS;
 }
 
 static void server_stop(struct doca_ctx *ctx)
@@ -602,6 +625,7 @@ static void server_stopped(struct doca_ctx *ctx)
 	struct comch_ep *ep = ep_from_ctx(ctx);
 
 	comch_listener_close(&server_from_ep(ep)->listener);
+	comch_watch_close(&ep->watch);
 	ep_free_conns(ep);
 }
 
@@ -660,6 +684,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 		softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_NO_MEMORY);
 		return;
 	}
+	comch_watch_fd(&client->ep.watch, conn->chan.fd, false);
 	len = comch_hello_encode(hello, client->ep.max_msg_size, client->ep.recv_queue_size, client->ep.name,
 				 (uint16_t)strlen(client->ep.name), secret);
 	if (comch_chan_send(&conn->chan, COMCH_FRAME_HELLO, hello, len) != DOCA_SUCCESS)
@@ -741,6 +766,7 @@ static unsigned int client_progress(struct doca_ctx *ctx)
 
 	if (conn == NULL)
 		return 0;
+	comch_watch_rearm(&client->ep.watch);
 	if (ctx->state == DOCA_CTX_STATE_STARTING && conn->chan.fd < 0)
 		client_try_connect(client, conn, now_ns());
 	if (ctx->state == DOCA_CTX_STATE_RUNNING)
@@ -753,12 +779,19 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_client *client = client_from_ep(ep_from_ctx(ctx));
 	struct doca_comch_connection *conn;
+	doca_error_t status;
 
 	/* A start that failed during the handshake left its connection. */
 	ep_free_conns(&client->ep);
+	comch_watch_close(&client->ep.watch);
+	status = comch_watch_open(&client->ep.watch, ctx->pe);
+	if (status != DOCA_SUCCESS)
+		return status;
 	conn = conn_new(&client->ep, -1);
-	if (conn == NULL)
+	if (conn == NULL) {
+		comch_watch_close(&client->ep.watch);
 		return DOCA_ERROR_NO_MEMORY;
+	}
 	client->ep.conns = conn;
 	client->start_ns = now_ns();
 	client->next_try_ns = 0;
@@ -768,6 +801,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 
 static void client_stopped(struct doca_ctx *ctx)
 {
+	comch_watch_close(&ep_from_ctx(ctx)->watch);
 	ep_free_conns(ep_from_ctx(ctx));
 }
 
@@ -789,6 +823,7 @@ static doca_error_t ep_init(struct comch_ep *ep, const struct softdoca_ctx_ops *
 	memcpy(ep->name, name, strlen(name) + 1);
 	ep->max_msg_size = COMCH_MAX_MSG_SIZE;
 	ep->recv_queue_size = COMCH_DEFAULT_RECV_QUEUE;
+	ep->watch.epfd = -1;
 	if (softdoca_ctx_init(&ep->ctx, ops, dev) != DOCA_SUCCESS)
 		return DOCA_ERROR_NO_MEMORY; /* softdoca_ctx_init said why */
 	softdoca_task_type_init(&ep->send_type, &ep->ctx, "comch_send", &send_ops,
@@ -805,6 +840,7 @@ static doca_error_t ep_destroy(struct comch_ep *ep, const char *func)
 	status = softdoca_ctx_fini(&ep->ctx);
 	if (status != DOCA_SUCCESS)
 		return status;
+	comch_watch_close(&ep->watch);
 	ep_free_conns(ep);
 	return DOCA_SUCCESS;
 }

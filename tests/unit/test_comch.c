@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <poll.h>
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -720,6 +721,94 @@ static void test_backlog_keeps_order(void **state)
 	free(bufs);
 }
 
+static bool handle_readable(struct doca_pe *pe, int ms)
+{
+	doca_notification_handle_t h;
+	struct pollfd pfd;
+
+	assert_int_equal(doca_pe_get_notification_handle(pe, &h), DOCA_SUCCESS);
+	pfd.fd = (int)h;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return poll(&pfd, 1, ms) == 1;
+}
+
+/* A program sleeping on the PE's notification handle is woken by a
+ * message (server side) and by room for a backlog (client side). */
+static void test_notification(void **state)
+{
+	const uint32_t n = 400;
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	doca_notification_handle_t h;
+	struct doca_pe *pe;
+	uint8_t *bufs;
+	uint64_t end;
+
+	(void)state;
+	bufs = malloc((size_t)n * COMCH_MAX_MSG_SIZE);
+	assert_non_null(bufs);
+	srv_open(COMCH_MAX_MSG_SIZE);
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	assert_int_equal(cli_open_n(pe, n), 0);
+	end = now_ms() + 5000;
+	while ((S.connects < 1 || doca_comch_client_get_connection(C.client, &conn) != DOCA_SUCCESS) &&
+	       now_ms() < end) {
+		(void)doca_pe_progress(pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+
+	/* Server armed with nothing pending: quiet. */
+	while (doca_pe_progress(S.pe) != 0)
+		;
+	assert_int_equal(doca_pe_get_notification_handle(S.pe, &h), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(S.pe), DOCA_SUCCESS);
+	assert_false(handle_readable(S.pe, 0));
+	/* A message makes it readable, without the server progressing. */
+	msg_fill(bufs, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, bufs, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	assert_true(progress_until(pe, &C.sent_ok, 1, 2000));
+	assert_true(handle_readable(S.pe, 2000));
+	assert_int_equal(doca_pe_clear_notification(S.pe, h), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.received, 1, 2000));
+
+	/* Client: fill the socket so tasks wait; armed, it sleeps until the
+	 * server reads and makes room. */
+	for (uint32_t i = 1; i < n; i++) {
+		uint8_t *slot = bufs + (size_t)i * COMCH_MAX_MSG_SIZE;
+
+		msg_fill(slot, i);
+		assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, slot, msg_len(i), &task),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	}
+	while (doca_pe_progress(pe) != 0)
+		;
+	assert_true(C.sent_ok < (int)n);
+	assert_int_equal(doca_pe_request_notification(pe), DOCA_SUCCESS);
+	assert_false(handle_readable(pe, 0));
+	end = now_ms() + 2000;
+	while (!handle_readable(pe, 0) && now_ms() < end)
+		(void)doca_pe_progress(S.pe); /* the server reads: room appears */
+	assert_true(handle_readable(pe, 0));
+	assert_int_equal(doca_pe_get_notification_handle(pe, &h), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_clear_notification(pe, h), DOCA_SUCCESS);
+	end = now_ms() + 10000;
+	while ((S.received < (int)n || C.sent_ok < (int)n) && now_ms() < end) {
+		(void)doca_pe_progress(pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.received, n);
+	assert_int_equal(S.bad, 0);
+	assert_int_equal(cli_close(false), 0);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+	free(bufs);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -773,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_waits_for_server, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_clients, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_backlog_keeps_order, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
