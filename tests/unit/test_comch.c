@@ -140,6 +140,7 @@ struct srv {
 	volatile int connects, disconnects, received, bad, sent_ok, sent_err;
 	uint32_t acks[N_MSGS];
 	bool echo;
+	int only_one; /* disconnect any client beyond the first, from the connect callback */
 };
 
 static struct srv S;
@@ -152,6 +153,12 @@ static void srv_connect(struct doca_comch_event_connection_status_changed *ev, s
 	assert_null(doca_comch_client_get_client_ctx(conn));
 	if (ok)
 		S.connects++;
+	if (S.only_one && S.connects > 1) {
+		/* What DOCA's applications/common does with a second client. */
+		assert_int_equal(doca_comch_server_disconnect(S.server, conn), DOCA_SUCCESS);
+		assert_int_equal(doca_comch_server_disconnect(S.server, conn), DOCA_ERROR_INVALID_VALUE);
+		return;
+	}
 	S.last_conn = conn;
 }
 
@@ -809,6 +816,66 @@ static void test_notification(void **state)
 	free(bufs);
 }
 
+/* A server that disconnects a client from its connect callback: the
+ * client gets WELCOME then BYE then the close; the first client is unhurt. */
+static void test_disconnect_from_callback(void **state)
+{
+	uint8_t secret[COMCH_SECRET_LEN], frame[COMCH_MAX_FRAME], reply[COMCH_MAX_FRAME];
+	uint8_t hello[COMCH_HELLO_FIXED_LEN + COMCH_MAX_NAME_LEN];
+	struct comch_chan chan;
+	struct comch_frame f;
+	ssize_t reply_len;
+	uint32_t len;
+	uint64_t end;
+	int fd;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	S.only_one = 1;
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	fd = raw_connect(secret);
+	len = comch_hello_encode(hello, COMCH_MAX_MSG_SIZE, 16, NAME, (uint16_t)strlen(NAME), secret);
+	comch_frame_put_hdr(frame, COMCH_FRAME_HELLO, 1, len);
+	memcpy(frame + COMCH_HDR_LEN, hello, len);
+	assert_int_equal(send(fd, frame, COMCH_HDR_LEN + len, 0), (ssize_t)(COMCH_HDR_LEN + len));
+	assert_true(dropped_within(fd, 2000, reply, &reply_len));
+	assert_int_equal(comch_frame_parse(reply, (size_t)reply_len, COMCH_MAX_MSG_SIZE, "test", &f), DOCA_SUCCESS);
+	assert_int_equal(f.type, COMCH_FRAME_WELCOME);
+	close(fd);
+	/* The same exchange through a channel sees WELCOME, BYE, then EOF in order. */
+	fd = raw_connect(secret);
+	assert_int_equal(comch_chan_init(&chan, fd), DOCA_SUCCESS);
+	assert_int_equal(comch_chan_send(&chan, COMCH_FRAME_HELLO, hello, len), DOCA_SUCCESS);
+	end = now_ms() + 2000;
+	while (comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f) != DOCA_SUCCESS && now_ms() < end)
+		(void)doca_pe_progress(S.pe);
+	assert_int_equal(f.type, COMCH_FRAME_WELCOME);
+	end = now_ms() + 2000;
+	while (comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f) != DOCA_SUCCESS && now_ms() < end)
+		(void)doca_pe_progress(S.pe);
+	assert_int_equal(f.type, COMCH_FRAME_BYE);
+	assert_int_equal(comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f), DOCA_ERROR_CONNECTION_RESET);
+	comch_chan_fini(&chan);
+	assert_int_equal(S.disconnects, 0); /* the server's own disconnect fires no callback */
+	/* The first client still works. */
+	{
+		struct doca_comch_connection *conn;
+		struct doca_comch_task_send *task;
+		static const char msg[] = "still here";
+
+		assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+		S.echo = false;
+		assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, sizeof(msg), &task),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+		assert_true(progress_until(S.pe, &S.received, 1, 2000));
+	}
+	assert_int_equal(cli_close(false), 0);
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -863,6 +930,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_clients, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_backlog_keeps_order, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
