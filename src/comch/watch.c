@@ -27,6 +27,35 @@ static uint32_t watch_num_slots;
 static int watch_epfd = -1;
 static bool watch_thread_up;
 
+/* fork: the child has no watcher thread, and an inherited epoll set would
+ * be shared with the parent. It starts afresh; contexts it inherited
+ * running lose their notifications (restart them). */
+static void watch_fork_prepare(void)
+{
+	pthread_mutex_lock(&watch_lock);
+}
+
+static void watch_fork_parent(void)
+{
+	pthread_mutex_unlock(&watch_lock);
+}
+
+static void watch_fork_child(void)
+{
+	if (watch_epfd >= 0)
+		close(watch_epfd);
+	watch_epfd = -1;
+	watch_thread_up = false;
+	for (uint32_t i = 0; i < watch_num_slots; i++)
+		watch_slots[i].pe = NULL;
+	pthread_mutex_unlock(&watch_lock);
+}
+
+__attribute__((constructor)) static void watch_register_atfork(void)
+{
+	(void)pthread_atfork(watch_fork_prepare, watch_fork_parent, watch_fork_child);
+}
+
 static void *watch_thread_main(void *arg)
 {
 	struct epoll_event evs[16];

@@ -10,7 +10,8 @@
  * sets (one-shot) and calls softdoca_pe_wake when one fires. The thread
  * only wakes the PE: it never reads a socket nor runs a callback. The
  * context's progress op re-arms the one-shot, so a busy socket costs at
- * most one wake-up per progress call.
+ * most one wake-up per progress call. After fork the child starts a
+ * watcher of its own.
  */
 #ifndef SOFTDOCA_COMCH_WATCH_H_
 #define SOFTDOCA_COMCH_WATCH_H_
