@@ -287,6 +287,15 @@ static void sockaddr_fill(struct sockaddr_un *sa, const char *path)
 	memcpy(sa->sun_path, path, strnlen(path, sizeof(sa->sun_path) - 1));
 }
 
+/* shutdown before close: the peer sees the end at once even when the
+ * kernel releases the socket later (another thread, e.g. the watcher
+ * polling it, may hold a passing reference to it). */
+static void socket_end(int fd)
+{
+	(void)shutdown(fd, SHUT_RDWR);
+	close(fd);
+}
+
 static int seqpacket_socket(void)
 {
 	return socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -414,7 +423,7 @@ void comch_listener_close(struct comch_listener *l)
 		unlink(l->sock_path);
 		unlink(l->secret_path);
 	}
-	close(l->fd);
+	socket_end(l->fd); /* refuses new clients at once */
 	l->fd = -1;
 }
 
@@ -496,11 +505,16 @@ doca_error_t comch_chan_init(struct comch_chan *chan, int fd)
 	return DOCA_SUCCESS;
 }
 
-void comch_chan_fini(struct comch_chan *chan)
+void comch_chan_close(struct comch_chan *chan)
 {
 	if (chan->fd >= 0)
-		close(chan->fd);
+		socket_end(chan->fd);
 	chan->fd = -1;
+}
+
+void comch_chan_fini(struct comch_chan *chan)
+{
+	comch_chan_close(chan);
 	free(chan->rx_buf);
 	chan->rx_buf = NULL;
 }

@@ -128,7 +128,10 @@ struct comch_chan {
 
 /* Set up chan around a connected socket (takes fd; closes it on failure). */
 doca_error_t comch_chan_init(struct comch_chan *chan, int fd);
-/* Close the socket and free the buffer (chan->fd becomes -1). */
+/* Close the socket (chan->fd becomes -1); the receive buffer stays, so a
+ * frame being delivered remains readable. */
+void comch_chan_close(struct comch_chan *chan);
+/* Close the socket and free the buffer. */
 void comch_chan_fini(struct comch_chan *chan);
 
 /* Send one frame. DOCA_SUCCESS, DOCA_ERROR_AGAIN (socket buffer full:

@@ -43,6 +43,8 @@ SDK_LOG_REGISTER(COMCH)
 /* Frames read from one connection per progress call: fairness. */
 #define COMCH_RECV_BUDGET 64u
 #define COMCH_ACCEPT_BUDGET 16u
+/* Clients accepted whose HELLO has not come yet, at most. */
+#define COMCH_MAX_PENDING 64u
 
 enum comch_conn_state {
 	COMCH_CONN_HANDSHAKE, /* socket open, HELLO/WELCOME not yet exchanged */
@@ -107,7 +109,8 @@ struct doca_comch_server {
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
 	struct doca_comch_event_connection_status_changed conn_event;
 	uint32_t next_id;
-	uint32_t num_conns; /* not dead */
+	uint32_t num_conns;   /* established */
+	uint32_t num_pending; /* accepted, handshake not done */
 };
 
 struct doca_comch_client {
@@ -189,22 +192,26 @@ static void conn_flush_backlog(struct doca_comch_connection *conn, doca_error_t 
 	}
 }
 
-/* Close a connection's socket and fail its backlog; the struct stays
- * until the sweep (callbacks may still hold it). */
+/* Close a connection's socket and fail its backlog; the struct and its
+ * receive buffer stay until the sweep (a callback may be reading the
+ * message being delivered, or hold the connection). */
 static void conn_kill(struct doca_comch_connection *conn, doca_error_t status)
 {
 	if (conn->state == COMCH_CONN_DEAD)
 		return;
 	if (conn->ep->is_server && conn->state == COMCH_CONN_ESTABLISHED)
 		server_from_ep(conn->ep)->num_conns--;
+	if (conn->ep->is_server && conn->state == COMCH_CONN_HANDSHAKE)
+		server_from_ep(conn->ep)->num_pending--;
 	conn->state = COMCH_CONN_DEAD;
 	conn_flush_backlog(conn, status);
-	comch_chan_fini(&conn->chan);
+	comch_chan_close(&conn->chan);
 }
 
 static void conn_free(struct doca_comch_connection *conn)
 {
 	conn_kill(conn, DOCA_ERROR_CONNECTION_ABORTED);
+	comch_chan_fini(&conn->chan);
 	free(conn);
 }
 
@@ -221,6 +228,7 @@ static void ep_sweep(struct comch_ep *ep)
 			continue;
 		}
 		*pp = conn->next;
+		comch_chan_fini(&conn->chan);
 		free(conn);
 	}
 }
@@ -477,6 +485,7 @@ static void server_on_hello(struct doca_comch_server *server, struct doca_comch_
 		return;
 	}
 	conn->state = COMCH_CONN_ESTABLISHED;
+	server->num_pending--;
 	server->num_conns++;
 	SDK_LOG_DBG("comch server \"%s\": connection %u established", server->ep.name, conn->id);
 	if (server->connect_cb != NULL)
@@ -562,10 +571,19 @@ static unsigned int server_accept(struct doca_comch_server *server, uint64_t now
 
 		if (comch_listener_accept(&server->listener, &fd) != DOCA_SUCCESS)
 			break;
+		if (server->num_pending >= COMCH_MAX_PENDING) {
+			/* Silent connections cannot pile up: each waits 2 s at most,
+			 * and only so many at once. */
+			SDK_LOG_ERR_RL("comch server \"%s\": %u clients are still in their handshake; refused one more",
+				       server->ep.name, server->num_pending);
+			close(fd);
+			continue;
+		}
 		conn = conn_new(&server->ep, fd);
 		if (conn == NULL)
 			continue;
 		conn->deadline_ns = now + COMCH_HANDSHAKE_NS;
+		server->num_pending++;
 		comch_watch_fd(&server->ep.watch, conn->chan.fd, false);
 		conn->next = server->ep.conns;
 		server->ep.conns = conn;
@@ -600,6 +618,7 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	doca_error_t status;
 
 	server->num_conns = 0;
+	server->num_pending = 0;
 	status = comch_listener_open(&server->listener, server->ep.name);
 	if (status != DOCA_SUCCESS)
 		return status;

@@ -141,6 +141,7 @@ struct srv {
 	uint32_t acks[N_MSGS];
 	bool echo;
 	int only_one; /* disconnect any client beyond the first, from the connect callback */
+	int disconnect_in_recv; /* disconnect from the receive callback, then read the message */
 };
 
 static struct srv S;
@@ -194,6 +195,10 @@ static void srv_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_
 	uint32_t i = (uint32_t)S.received;
 
 	(void)ev;
+	if (S.disconnect_in_recv &&
+	    doca_comch_server_disconnect(S.server, conn) != DOCA_SUCCESS)
+		S.bad++;
+	/* The message stays readable for the whole callback, even then. */
 	if (!msg_ok(buf, len, i))
 		S.bad++;
 	S.received++;
@@ -824,6 +829,7 @@ static void test_disconnect_from_callback(void **state)
 	uint8_t hello[COMCH_HELLO_FIXED_LEN + COMCH_MAX_NAME_LEN];
 	struct comch_chan chan;
 	struct comch_frame f;
+	doca_error_t status;
 	ssize_t reply_len;
 	uint32_t len;
 	uint64_t end;
@@ -855,7 +861,12 @@ static void test_disconnect_from_callback(void **state)
 	while (comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f) != DOCA_SUCCESS && now_ms() < end)
 		(void)doca_pe_progress(S.pe);
 	assert_int_equal(f.type, COMCH_FRAME_BYE);
-	assert_int_equal(comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f), DOCA_ERROR_CONNECTION_RESET);
+	/* The close follows (the kernel may finish releasing the server's
+	 * socket a moment later, when another thread held a reference). */
+	end = now_ms() + 2000;
+	while ((status = comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "test", &f)) == DOCA_ERROR_AGAIN && now_ms() < end)
+		usleep(100);
+	assert_int_equal(status, DOCA_ERROR_CONNECTION_RESET);
 	comch_chan_fini(&chan);
 	assert_int_equal(S.disconnects, 0); /* the server's own disconnect fires no callback */
 	/* The first client still works. */
@@ -873,6 +884,57 @@ static void test_disconnect_from_callback(void **state)
 	}
 	assert_int_equal(cli_close(false), 0);
 	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+}
+
+/* Disconnecting from inside the receive callback: the buffer stays valid,
+ * the client is told (its context stops), the server goes on. */
+static void test_disconnect_in_recv(void **state)
+{
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	static uint8_t msg[COMCH_MAX_MSG_SIZE];
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	S.disconnect_in_recv = 1;
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.received, 1, 2000));
+	assert_int_equal(S.bad, 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_IDLE, 2000));
+	assert_int_equal(cli_close(false), 0);
+	srv_close();
+}
+
+/* Many silent connections: beyond the handshake cap they are closed at
+ * once instead of holding resources. */
+static void test_pending_cap(void **state)
+{
+	enum { N = 80 };
+	uint8_t secret[COMCH_SECRET_LEN], b[64];
+	int fds[N], closed = 0;
+	uint64_t end;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	for (int i = 0; i < N; i++) {
+		fds[i] = raw_connect(secret);
+		(void)doca_pe_progress(S.pe); /* accept as they come: the listen backlog is 64 too */
+	}
+	end = now_ms() + 500; /* well inside the 2 s handshake time */
+	while (now_ms() < end)
+		(void)doca_pe_progress(S.pe);
+	for (int i = 0; i < N; i++) {
+		if (recv(fds[i], b, sizeof(b), MSG_DONTWAIT) == 0)
+			closed++;
+		close(fds[i]);
+	}
+	assert_int_equal(closed, N - 64);
 	srv_close();
 }
 
@@ -931,6 +993,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_backlog_keeps_order, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_disconnect_in_recv, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
