@@ -360,6 +360,41 @@ static int client_child_main(void)
 	return cli_close(true);
 }
 
+/* The other process of a two-process test runs this binary again with
+ * "--child <role>" (exec after fork: the child starts clean, and
+ * sanitizers that refuse threads after a fork are content). */
+static pid_t spawn_child(const char *role)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_comch", "--child", role, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int child_main(const char *role)
+{
+	if (strcmp(role, "client") == 0)
+		return client_child_main();
+	if (strcmp(role, "idle-client") == 0) {
+		/* Connect, then keep progressing until killed. */
+		if (cli_open(NULL) != 0)
+			return 1;
+		for (;;)
+			if (doca_pe_progress(C.pe) == 0)
+				usleep(1000);
+	}
+	if (strcmp(role, "idle-server") == 0) {
+		srv_open(COMCH_MAX_MSG_SIZE);
+		for (;;)
+			if (doca_pe_progress(S.pe) == 0)
+				usleep(1000);
+	}
+	return 126;
+}
+
 static int setup_dir(void **state)
 {
 	char tmpl[] = "/tmp/softdoca-comch-test-XXXXXX";
@@ -386,11 +421,8 @@ static void test_two_process_ordered(void **state)
 	pid_t pid;
 
 	(void)state;
-	/* Fork before any DOCA object exists: the child starts clean. */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(client_child_main());
+	pid = spawn_child("client");
+	assert_true(pid > 0);
 	srv_open(COMCH_MAX_MSG_SIZE);
 	S.echo = true;
 	assert_true(progress_until(S.pe, &S.connects, 1, 10000));
@@ -412,16 +444,8 @@ static void test_killed_client_noticed(void **state)
 	pid_t pid;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* Connect, then keep progressing until killed. */
-		if (cli_open(NULL) != 0)
-			_exit(1);
-		for (;;)
-			if (doca_pe_progress(C.pe) == 0)
-				usleep(1000);
-	}
+	pid = spawn_child("idle-client");
+	assert_true(pid > 0);
 	srv_open(COMCH_MAX_MSG_SIZE);
 	assert_true(progress_until(S.pe, &S.connects, 1, 10000));
 	t0 = now_ms();
@@ -442,14 +466,8 @@ static void test_killed_server_noticed(void **state)
 	pid_t pid;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		srv_open(COMCH_MAX_MSG_SIZE);
-		for (;;)
-			if (doca_pe_progress(S.pe) == 0)
-				usleep(1000);
-	}
+	pid = spawn_child("idle-server");
+	assert_true(pid > 0);
 	assert_int_equal(cli_open(NULL), 0);
 	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 10000));
 	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
@@ -981,7 +999,7 @@ static void test_cycles_flat(void **state)
 	srv_close();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_process_ordered, setup_dir, teardown_dir),
@@ -998,5 +1016,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
+	if (argc == 3 && strcmp(argv[1], "--child") == 0)
+		return child_main(argv[2]);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
