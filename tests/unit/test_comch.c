@@ -956,6 +956,147 @@ static void test_pending_cap(void **state)
 	srv_close();
 }
 
+static void dummy_send_cb(struct doca_comch_task_send *t, union doca_data a, union doca_data b)
+{
+	(void)t;
+	(void)a;
+	(void)b;
+}
+
+static void dummy_recv_cb(struct doca_comch_event_msg_recv *e, uint8_t *b, uint32_t n,
+			  struct doca_comch_connection *c)
+{
+	(void)e;
+	(void)b;
+	(void)n;
+	(void)c;
+}
+
+static void dummy_conn_cb(struct doca_comch_event_connection_status_changed *e, struct doca_comch_connection *c,
+			  uint8_t ok)
+{
+	(void)e;
+	(void)c;
+	(void)ok;
+}
+
+static void dummy_consumer_cb(struct doca_comch_event_consumer *e, struct doca_comch_connection *c, uint32_t id)
+{
+	(void)e;
+	(void)c;
+	(void)id;
+}
+
+/* NULL in each pointer parameter of the control-path calls: a clear
+ * DOCA_ERROR_INVALID_VALUE (or NULL), never a crash. */
+static void test_null_args(void **state)
+{
+	struct doca_comch_server *srv;
+	struct doca_comch_client *cli;
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	struct doca_devinfo *di;
+	struct doca_dev *dev = open_dev();
+	struct doca_dev_rep *rep;
+	union doca_data ud = {.u64 = 7};
+	uint32_t v;
+	uint64_t v64;
+	const doca_error_t IV = DOCA_ERROR_INVALID_VALUE;
+
+	(void)state;
+	assert_non_null(dev);
+	di = doca_dev_as_devinfo(dev);
+	assert_int_equal(doca_comch_server_create(NULL, FAKE_REP, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, NULL, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NULL, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, NULL), IV);
+	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, "", &srv), IV);
+	assert_int_equal(doca_comch_client_create(NULL, NAME, &cli), IV);
+	assert_int_equal(doca_comch_client_create(dev, NULL, &cli), IV);
+	assert_int_equal(doca_comch_client_create(dev, NAME, NULL), IV);
+	assert_int_equal(doca_comch_server_destroy(NULL), IV);
+	assert_int_equal(doca_comch_client_destroy(NULL), IV);
+	assert_null(doca_comch_server_as_ctx(NULL));
+	assert_null(doca_comch_client_as_ctx(NULL));
+	assert_null(doca_comch_task_send_as_task(NULL));
+	assert_null(doca_comch_server_get_server_ctx(NULL));
+	assert_null(doca_comch_client_get_client_ctx(NULL));
+	assert_int_equal(doca_comch_connection_get_user_data(NULL).u64, 0);
+	assert_int_equal(doca_comch_connection_set_user_data(NULL, ud), IV);
+	assert_int_equal(doca_comch_connection_update_info(NULL), IV);
+	assert_int_equal(doca_comch_connection_get_counter(NULL, DOCA_COMCH_COUNTER_SENT_BYTES, &v64), IV);
+	assert_int_equal(doca_comch_cap_get_max_name_len(NULL, &v), IV);
+	assert_int_equal(doca_comch_cap_get_max_name_len(di, NULL), IV);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(di, NULL), IV);
+	assert_int_equal(doca_comch_cap_get_max_recv_queue_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_cap_get_max_recv_queue_size(di, NULL), IV);
+	assert_int_equal(doca_comch_cap_get_max_clients(NULL, &v), IV);
+	assert_int_equal(doca_comch_cap_get_max_clients(di, NULL), IV);
+	assert_int_equal(doca_comch_cap_get_max_send_tasks(NULL, &v), IV);
+	assert_int_equal(doca_comch_cap_get_max_send_tasks(di, NULL), IV);
+	assert_int_equal(doca_comch_cap_server_is_supported(NULL), IV);
+	assert_int_equal(doca_comch_cap_client_is_supported(NULL), IV);
+	assert_int_equal(doca_comch_cap_server_is_supported(di), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_cap_client_is_supported(di), DOCA_SUCCESS);
+
+	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, &srv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(dev, NAME, &cli), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_set_max_msg_size(NULL, 64), IV);
+	assert_int_equal(doca_comch_server_set_max_msg_size(srv, 0), IV);
+	assert_int_equal(doca_comch_server_set_max_msg_size(srv, COMCH_MAX_MSG_SIZE + 1), IV);
+	assert_int_equal(doca_comch_client_set_max_msg_size(NULL, 64), IV);
+	assert_int_equal(doca_comch_server_get_max_msg_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_server_get_max_msg_size(srv, NULL), IV);
+	assert_int_equal(doca_comch_client_get_max_msg_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_client_get_max_msg_size(cli, NULL), IV);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(NULL, 8), IV);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(srv, 0), IV);
+	assert_int_equal(doca_comch_client_set_recv_queue_size(NULL, 8), IV);
+	assert_int_equal(doca_comch_client_set_recv_queue_size(cli, 1u << 20), IV);
+	assert_int_equal(doca_comch_server_get_recv_queue_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_server_get_recv_queue_size(srv, NULL), IV);
+	assert_int_equal(doca_comch_client_get_recv_queue_size(NULL, &v), IV);
+	assert_int_equal(doca_comch_client_get_recv_queue_size(cli, NULL), IV);
+	assert_int_equal(doca_comch_server_get_device(NULL, &dev), IV);
+	assert_int_equal(doca_comch_server_get_device(srv, NULL), IV);
+	assert_int_equal(doca_comch_client_get_device(NULL, &dev), IV);
+	assert_int_equal(doca_comch_client_get_device(cli, NULL), IV);
+	assert_int_equal(doca_comch_server_get_device_repr(NULL, &rep), IV);
+	assert_int_equal(doca_comch_server_get_device_repr(srv, NULL), IV);
+	assert_int_equal(doca_comch_server_get_device_repr(srv, &rep), DOCA_SUCCESS);
+	assert_ptr_equal(rep, FAKE_REP);
+	assert_int_equal(doca_comch_client_get_connection(NULL, &conn), IV);
+	assert_int_equal(doca_comch_client_get_connection(cli, NULL), IV);
+	assert_int_equal(doca_comch_server_disconnect(NULL, (struct doca_comch_connection *)&fake_rep_storage), IV);
+	assert_int_equal(doca_comch_server_disconnect(srv, NULL), IV);
+	/* A pointer that is no connection of this server is refused unread. */
+	assert_int_equal(doca_comch_server_disconnect(srv, (struct doca_comch_connection *)&fake_rep_storage), IV);
+	assert_int_equal(doca_comch_server_task_send_set_conf(NULL, dummy_send_cb, dummy_send_cb, 4), IV);
+	assert_int_equal(doca_comch_client_task_send_set_conf(NULL, dummy_send_cb, dummy_send_cb, 4), IV);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(NULL, NULL, "x", 1, &task), IV);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(srv, NULL, "x", 1, &task), IV);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(NULL, NULL, "x", 1, &task), IV);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(cli, NULL, "x", 1, &task), IV);
+	assert_int_equal(doca_comch_server_event_msg_recv_register(NULL, dummy_recv_cb), IV);
+	assert_int_equal(doca_comch_server_event_msg_recv_register(srv, NULL), IV);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(NULL, dummy_recv_cb), IV);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(cli, NULL), IV);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(NULL, dummy_conn_cb, dummy_conn_cb),
+			 IV);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(srv, NULL, dummy_conn_cb), IV);
+	assert_int_equal(doca_comch_server_event_connection_status_changed_register(srv, dummy_conn_cb, NULL), IV);
+	assert_int_equal(doca_comch_server_event_consumer_register(NULL, dummy_consumer_cb, dummy_consumer_cb), IV);
+	assert_int_equal(doca_comch_server_event_consumer_register(srv, NULL, dummy_consumer_cb), IV);
+	assert_int_equal(doca_comch_client_event_consumer_register(NULL, dummy_consumer_cb, dummy_consumer_cb), IV);
+	assert_int_equal(doca_comch_client_event_consumer_register(cli, dummy_consumer_cb, NULL), IV);
+	assert_int_equal(doca_comch_client_event_consumer_register(cli, dummy_consumer_cb, dummy_consumer_cb),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_destroy(srv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_destroy(cli), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -1013,6 +1154,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_in_recv, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 	};
 
