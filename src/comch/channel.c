@@ -1,0 +1,582 @@
+/*
+ * softdoca — the comch transport (see channel.h): the frame format and
+ * its strict parser, the rendezvous directory, listening, connecting,
+ * and sending/receiving frames on non-blocking SOCK_SEQPACKET sockets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "log_internal.h"
+#include "secret.h"
+
+SDK_LOG_REGISTER(COMCH_CHANNEL)
+
+#define COMCH_LISTEN_BACKLOG 64
+
+/* ---- little-endian field access ---- */
+
+static void put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* ---- frames ---- */
+
+void comch_frame_put_hdr(uint8_t *hdr, uint16_t type, uint32_t seq, uint32_t payload_len)
+{
+	put_u32(hdr, COMCH_WIRE_MAGIC);
+	put_u16(hdr + 4, COMCH_WIRE_VERSION);
+	put_u16(hdr + 6, type);
+	put_u32(hdr + 8, seq);
+	put_u32(hdr + 12, payload_len);
+}
+
+uint32_t comch_hello_encode(uint8_t *buf, uint32_t max_msg_size, uint32_t recv_queue_size, const char *name,
+			    uint16_t name_len, const uint8_t secret[COMCH_SECRET_LEN])
+{
+	put_u32(buf, max_msg_size);
+	put_u32(buf + 4, recv_queue_size);
+	put_u16(buf + 8, name_len);
+	put_u16(buf + 10, 0);
+	memcpy(buf + 12, secret, COMCH_SECRET_LEN);
+	memcpy(buf + COMCH_HELLO_FIXED_LEN, name, name_len);
+	return COMCH_HELLO_FIXED_LEN + name_len;
+}
+
+static const char *frame_type_name(uint16_t type)
+{
+	switch (type) {
+	case COMCH_FRAME_HELLO:
+		return "HELLO";
+	case COMCH_FRAME_WELCOME:
+		return "WELCOME";
+	case COMCH_FRAME_REJECT:
+		return "REJECT";
+	case COMCH_FRAME_MSG:
+		return "MSG";
+	case COMCH_FRAME_BYE:
+		return "BYE";
+	default:
+		return "?";
+	}
+}
+
+static doca_error_t parse_hello(struct comch_frame *f, const char *who)
+{
+	const uint8_t *p = f->payload;
+	uint16_t name_len;
+
+	if (f->len < COMCH_HELLO_FIXED_LEN) {
+		SDK_LOG_ERR("%s: HELLO of %u bytes is shorter than its fixed part (%u)", who, f->len,
+			    COMCH_HELLO_FIXED_LEN);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	name_len = get_u16(p + 8);
+	if (name_len == 0 || name_len >= COMCH_MAX_NAME_LEN) {
+		SDK_LOG_ERR("%s: HELLO names a server of %u bytes (1..%u)", who, name_len, COMCH_MAX_NAME_LEN - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (f->len != COMCH_HELLO_FIXED_LEN + name_len) {
+		SDK_LOG_ERR("%s: HELLO of %u bytes does not match its name length %u", who, f->len, name_len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (get_u16(p + 10) != 0) {
+		SDK_LOG_ERR("%s: HELLO has a non-zero reserved field", who);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (memchr(p + COMCH_HELLO_FIXED_LEN, '\0', name_len) != NULL) {
+		SDK_LOG_ERR("%s: HELLO's server name holds a NUL byte", who);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	f->u.hello.max_msg_size = get_u32(p);
+	f->u.hello.recv_queue_size = get_u32(p + 4);
+	f->u.hello.name_len = name_len;
+	f->u.hello.secret = p + 12;
+	f->u.hello.name = (const char *)(p + COMCH_HELLO_FIXED_LEN);
+	return DOCA_SUCCESS;
+}
+
+/* The payload length each type must have (or bounds). */
+static doca_error_t parse_payload(struct comch_frame *f, uint32_t max_msg, const char *who)
+{
+	switch (f->type) {
+	case COMCH_FRAME_HELLO:
+		return parse_hello(f, who);
+	case COMCH_FRAME_WELCOME:
+		if (f->len != 8)
+			break;
+		f->u.welcome.max_msg_size = get_u32(f->payload);
+		f->u.welcome.conn_id = get_u32(f->payload + 4);
+		return DOCA_SUCCESS;
+	case COMCH_FRAME_REJECT:
+		if (f->len != 4)
+			break;
+		f->u.reject.reason = get_u32(f->payload);
+		return DOCA_SUCCESS;
+	case COMCH_FRAME_MSG:
+		if (f->len == 0 || f->len > max_msg) {
+			SDK_LOG_ERR("%s: message of %u bytes (1..%u allowed)", who, f->len, max_msg);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		return DOCA_SUCCESS;
+	case COMCH_FRAME_BYE:
+		if (f->len != 0)
+			break;
+		return DOCA_SUCCESS;
+	default:
+		SDK_LOG_ERR("%s: frame of unknown type %u", who, f->type);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	SDK_LOG_ERR("%s: %s frame with a payload of %u bytes", who, frame_type_name(f->type), f->len);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t comch_frame_parse(const uint8_t *buf, size_t len, uint32_t max_msg, const char *who,
+			       struct comch_frame *out)
+{
+	struct comch_frame f;
+	uint32_t magic, version, plen;
+	doca_error_t status;
+
+	if (buf == NULL || len < COMCH_HDR_LEN) {
+		SDK_LOG_ERR("%s: frame of %zu bytes is shorter than a header (%u)", who, len, COMCH_HDR_LEN);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	magic = get_u32(buf);
+	version = get_u16(buf + 4);
+	if (magic != COMCH_WIRE_MAGIC) {
+		SDK_LOG_ERR("%s: frame with bad magic 0x%08x", who, magic);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (version != COMCH_WIRE_VERSION) {
+		SDK_LOG_ERR("%s: frame of wire version %u (this softdoca speaks %u)", who, version,
+			    COMCH_WIRE_VERSION);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	plen = get_u32(buf + 12);
+	if (len > COMCH_MAX_FRAME || plen != len - COMCH_HDR_LEN) {
+		SDK_LOG_ERR("%s: frame says %u payload bytes but carries %zu", who, plen, len - COMCH_HDR_LEN);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memset(&f, 0, sizeof(f));
+	f.type = get_u16(buf + 6);
+	f.seq = get_u32(buf + 8);
+	f.len = plen;
+	f.payload = buf + COMCH_HDR_LEN;
+	status = parse_payload(&f, max_msg, who);
+	if (status != DOCA_SUCCESS)
+		return status;
+	*out = f;
+	return DOCA_SUCCESS;
+}
+
+/* ---- rendezvous directory ---- */
+
+static doca_error_t dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) != 0) {
+		SDK_LOG_ERR("comch: rendezvous directory %s: %s", dir, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		SDK_LOG_ERR("comch: rendezvous %s is not a directory", dir);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		SDK_LOG_ERR("comch: rendezvous directory %s is not ours alone (owner %u, mode %04o): "
+			    "another user could pose as a server there",
+			    dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+const char *comch_rendezvous_dir(void)
+{
+	static char dir[80];
+	const char *env = getenv("SOFTDOCA_PCIE_DIR");
+	int n;
+
+	if (env != NULL && env[0] != '\0')
+		n = snprintf(dir, sizeof(dir), "%s", env);
+	else
+		n = snprintf(dir, sizeof(dir), "/tmp/softdoca-pcie-%u", (unsigned int)geteuid());
+	if (n < 0 || (size_t)n >= sizeof(dir)) {
+		SDK_LOG_ERR("comch: SOFTDOCA_PCIE_DIR is longer than %zu bytes (a socket path must fit in 108)",
+			    sizeof(dir) - 1);
+		return NULL;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		SDK_LOG_ERR("comch: cannot create rendezvous directory %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	return dir_check(dir) == DOCA_SUCCESS ? dir : NULL;
+}
+
+doca_error_t comch_name_check(const char *name, const char *func)
+{
+	size_t len;
+
+	if (name == NULL) {
+		SDK_LOG_ERR("%s: name is NULL", func);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	len = strnlen(name, COMCH_MAX_NAME_LEN);
+	if (len == 0 || len >= COMCH_MAX_NAME_LEN) {
+		SDK_LOG_ERR("%s: server name must be 1..%u bytes long", func, COMCH_MAX_NAME_LEN - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* FNV-1a: names map to fixed-length file names (a name may hold '/'). */
+static uint64_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return h;
+}
+
+static doca_error_t rendezvous_paths(const char *name, char sock_path[108], char secret_path[108])
+{
+	const char *dir = comch_rendezvous_dir();
+	uint64_t h = name_hash(name);
+
+	if (dir == NULL)
+		return DOCA_ERROR_NOT_PERMITTED;
+	/* dir is at most 79 bytes: both paths fit in 108. */
+	snprintf(sock_path, 108, "%s/comch-%016llx.sock", dir, (unsigned long long)h);
+	snprintf(secret_path, 108, "%s/comch-%016llx.secret", dir, (unsigned long long)h);
+	return DOCA_SUCCESS;
+}
+
+static void sockaddr_fill(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, strnlen(path, sizeof(sa->sun_path) - 1));
+}
+
+/* shutdown before close: the peer sees the end at once even when the
+ * kernel releases the socket later (another thread, e.g. the watcher
+ * polling it, may hold a passing reference to it). */
+static void socket_end(int fd)
+{
+	(void)shutdown(fd, SHUT_RDWR);
+	close(fd);
+}
+
+static int seqpacket_socket(void)
+{
+	return socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+/* ---- secret file ---- */
+
+static doca_error_t secret_publish(const char *path, const uint8_t secret[COMCH_SECRET_LEN])
+{
+	char tmp[120];
+	int fd;
+	ssize_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		SDK_LOG_ERR("comch: cannot write server secret %s: %s", tmp, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	n = write(fd, secret, COMCH_SECRET_LEN);
+	close(fd);
+	if (n != (ssize_t)COMCH_SECRET_LEN || rename(tmp, path) != 0) {
+		SDK_LOG_ERR("comch: cannot publish server secret %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t secret_read(const char *path, uint8_t secret[COMCH_SECRET_LEN])
+{
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return DOCA_ERROR_NOT_FOUND; /* the server is between bind and publish: retry */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != (off_t)COMCH_SECRET_LEN) {
+		SDK_LOG_ERR("comch: server secret %s is not a %u-byte file", path, COMCH_SECRET_LEN);
+		close(fd);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	n = read(fd, secret, COMCH_SECRET_LEN);
+	close(fd);
+	if (n != (ssize_t)COMCH_SECRET_LEN) {
+		SDK_LOG_ERR("comch: cannot read server secret %s", path);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ---- listener ---- */
+
+/* Is something listening on path? (Only a live server accepts.) */
+static bool path_has_listener(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = seqpacket_socket();
+	bool live;
+
+	if (fd < 0)
+		return false;
+	sockaddr_fill(&sa, path);
+	live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno == EAGAIN;
+	close(fd);
+	return live;
+}
+
+doca_error_t comch_listener_open(struct comch_listener *l, const char *name)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	doca_error_t status;
+
+	memset(l, 0, sizeof(*l));
+	l->fd = -1;
+	status = rendezvous_paths(name, l->sock_path, l->secret_path);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (path_has_listener(l->sock_path)) {
+		SDK_LOG_ERR("comch server \"%s\": another server already listens under that name", name);
+		return DOCA_ERROR_IN_USE;
+	}
+	unlink(l->sock_path); /* a departed server's socket */
+	status = softdoca_secret_generate(l->secret, COMCH_SECRET_LEN);
+	if (status != DOCA_SUCCESS)
+		return status;
+	l->fd = seqpacket_socket();
+	if (l->fd < 0) {
+		SDK_LOG_ERR("comch server \"%s\": socket: %s", name, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	sockaddr_fill(&sa, l->sock_path);
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l->fd, COMCH_LISTEN_BACKLOG) != 0 ||
+	    stat(l->sock_path, &st) != 0) {
+		SDK_LOG_ERR("comch server \"%s\": cannot listen on %s: %s", name, l->sock_path, strerror(errno));
+		status = errno == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
+		goto close_fd;
+	}
+	l->sock_dev = st.st_dev;
+	l->sock_ino = st.st_ino;
+	status = secret_publish(l->secret_path, l->secret);
+	if (status != DOCA_SUCCESS)
+		goto unlink_sock;
+	SDK_LOG_DBG("comch server \"%s\" listens on %s", name, l->sock_path);
+	return DOCA_SUCCESS;
+
+unlink_sock:
+	unlink(l->sock_path);
+close_fd:
+	close(l->fd);
+	l->fd = -1;
+	return status;
+}
+
+void comch_listener_close(struct comch_listener *l)
+{
+	struct stat st;
+
+	if (l->fd < 0)
+		return;
+	/* A later server of the same name may have replaced our files. */
+	if (stat(l->sock_path, &st) == 0 && st.st_dev == l->sock_dev && st.st_ino == l->sock_ino) {
+		unlink(l->sock_path);
+		unlink(l->secret_path);
+	}
+	socket_end(l->fd); /* refuses new clients at once */
+	l->fd = -1;
+}
+
+doca_error_t comch_listener_accept(struct comch_listener *l, int *fd_out)
+{
+	struct ucred cred;
+	socklen_t cred_len = sizeof(cred);
+	int fd;
+
+	fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+			return DOCA_ERROR_AGAIN;
+		SDK_LOG_ERR_RL("comch server: accept: %s", strerror(errno));
+		return DOCA_ERROR_AGAIN;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) != 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		SDK_LOG_ERR_RL("comch server: refused a client of another user (uid %u)", (unsigned int)cred.uid);
+		close(fd);
+		return DOCA_ERROR_AGAIN;
+	}
+	*fd_out = fd;
+	return DOCA_SUCCESS;
+}
+
+/* ---- connect ---- */
+
+doca_error_t comch_connect(const char *name, int *fd_out, uint8_t secret_out[COMCH_SECRET_LEN])
+{
+	char sock_path[108], secret_path[108];
+	struct sockaddr_un sa;
+	doca_error_t status;
+	int fd;
+
+	status = rendezvous_paths(name, sock_path, secret_path);
+	if (status != DOCA_SUCCESS)
+		return status;
+	fd = seqpacket_socket();
+	if (fd < 0) {
+		SDK_LOG_ERR("comch client: socket: %s", strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	sockaddr_fill(&sa, sock_path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int err = errno;
+
+		close(fd);
+		if (err == ENOENT || err == ECONNREFUSED)
+			return DOCA_ERROR_NOT_FOUND;
+		if (err == EAGAIN || err == EINTR)
+			return DOCA_ERROR_AGAIN;
+		SDK_LOG_ERR("comch client: connect to %s: %s", sock_path, strerror(err));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	/* Read the secret after the connect: the one of the server we reached. */
+	status = secret_read(secret_path, secret_out);
+	if (status != DOCA_SUCCESS) {
+		close(fd);
+		return status;
+	}
+	*fd_out = fd;
+	return DOCA_SUCCESS;
+}
+
+/* ---- channel ---- */
+
+doca_error_t comch_chan_init(struct comch_chan *chan, int fd)
+{
+	memset(chan, 0, sizeof(*chan));
+	chan->fd = fd;
+	chan->rx_buf = malloc(COMCH_MAX_FRAME + 1);
+	if (chan->rx_buf == NULL) {
+		SDK_LOG_ERR("comch: no memory for a receive buffer");
+		close(fd);
+		chan->fd = -1;
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return DOCA_SUCCESS;
+}
+
+void comch_chan_close(struct comch_chan *chan)
+{
+	if (chan->fd >= 0)
+		socket_end(chan->fd);
+	chan->fd = -1;
+}
+
+void comch_chan_fini(struct comch_chan *chan)
+{
+	comch_chan_close(chan);
+	free(chan->rx_buf);
+	chan->rx_buf = NULL;
+}
+
+doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len)
+{
+	uint8_t hdr[COMCH_HDR_LEN];
+	struct iovec iov[2];
+	struct msghdr mh;
+	ssize_t n;
+
+	comch_frame_put_hdr(hdr, type, chan->tx_seq + 1, len);
+	iov[0].iov_base = hdr;
+	iov[0].iov_len = sizeof(hdr);
+	iov[1].iov_base = (void *)payload;
+	iov[1].iov_len = len;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = len > 0 ? 2 : 1;
+	do {
+		n = sendmsg(chan->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+			return DOCA_ERROR_AGAIN;
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	/* SEQPACKET sends a whole record or nothing. */
+	chan->tx_seq++;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_chan_recv(struct comch_chan *chan, uint32_t max_msg, const char *who, struct comch_frame *out)
+{
+	struct comch_frame f;
+	doca_error_t status;
+	ssize_t n;
+
+	do {
+		/* MSG_TRUNC: the datagram's real length, so an oversized one is
+		 * seen as such rather than silently cut. */
+		n = recv(chan->fd, chan->rx_buf, COMCH_MAX_FRAME + 1, MSG_DONTWAIT | MSG_TRUNC);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return DOCA_ERROR_AGAIN;
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	if (n == 0)
+		return DOCA_ERROR_CONNECTION_RESET; /* orderly close or the peer died */
+	if ((size_t)n > COMCH_MAX_FRAME) {
+		SDK_LOG_ERR("%s: frame of %zd bytes, at most %u", who, n, COMCH_MAX_FRAME);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	status = comch_frame_parse(chan->rx_buf, (size_t)n, max_msg, who, &f);
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (f.seq != chan->rx_seq + 1) {
+		SDK_LOG_ERR("%s: frame %u arrived where %u was due", who, f.seq, chan->rx_seq + 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	chan->rx_seq = f.seq;
+	*out = f;
+	return DOCA_SUCCESS;
+}
