@@ -112,14 +112,15 @@ check_files() {
 	list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' | grep -v '^$')
 	want=("$prefix/VERSION" "$prefix/tools/doca_caps" /etc/ld.so.conf.d/softdoca.conf
 		/usr/share/doc/softdoca/copyright /usr/share/doc/softdoca/changelog.gz)
-	for h in doca_dev.h doca_rdma.h doca_argp.h doca_dma.h doca_version.h; do want+=("$prefix/include/$h"); done
-	for l in common rdma dma argp; do want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3"); done
-	for m in doca doca-common doca-rdma doca-dma doca-argp; do
+	for h in doca_dev.h doca_rdma.h doca_argp.h doca_dma.h doca_version.h doca_comch.h doca_comch_producer.h \
+		doca_comch_consumer.h; do want+=("$prefix/include/$h"); done
+	for l in common rdma dma argp comch; do want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3"); done
+	for m in doca doca-common doca-rdma doca-dma doca-argp doca-comch; do
 		want+=("$libdir/pkgconfig/$m.pc" "/usr/lib/$triplet/pkgconfig/$m.pc")
 	done
 	# The BlueField (DPU) personality, not on pkg-config's default path.
 	want+=("$prefix/include/doca_build_config.h" "$prefix/include/doca-dpu/doca_build_config.h")
-	for m in doca doca-common doca-rdma doca-dma doca-argp; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
+	for m in doca doca-common doca-rdma doca-dma doca-argp doca-comch; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
 	for f in "${want[@]}"; do
 		grep -qxF "$f" <<<"$list" || fail "the package has no $f"
 	done
