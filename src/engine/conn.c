@@ -343,15 +343,22 @@ static doca_error_t conn_sides_agree(struct engine_conn *c, const struct wire_de
 doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len)
 {
 	struct wire_desc d;
-	bool same_host;
+	bool same_host, dc_attached;
 	doca_error_t status;
 
 	status = wire_desc_parse(desc, desc_len, &d);
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (c->state != CONN_EXPORTED || c->ep != NULL) {
+	/* In DC the peer that connects first gives this side its endpoint
+	 * (its HELLO carries its address); this side may still connect with
+	 * that peer's descriptor, as both sides of a DC program often do. */
+	dc_attached = c->worker->conf.dc && c->state == CONN_EXPORTED && c->ep != NULL && c->peer_hello;
+	if (c->state != CONN_EXPORTED || (c->ep != NULL && !dc_attached)) {
 		SDK_LOG_ERR("connection %u is %s: connect works once, on an exported connection", c->id,
-			    c->state == CONN_CONNECTED ? "already connected" : "closed");
+			    c->state == CONN_CONNECTED ? "already connected" :
+			    c->state == CONN_EXPORTED  ? "exported but already bound to a peer" :
+			    c->state == CONN_CLOSED    ? "closed" :
+							 "not exported");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	status = conn_sides_agree(c, &d);
@@ -361,9 +368,11 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 		SDK_LOG_ERR_RL("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	status = conn_ep_create(c, d.worker_addr, d.worker_addr_len);
-	if (status != DOCA_SUCCESS)
-		return status;
+	if (!dc_attached) {
+		status = conn_ep_create(c, d.worker_addr, d.worker_addr_len);
+		if (status != DOCA_SUCCESS)
+			return status;
+	}
 	same_host = peer_on_this_host(&d);
 	c->peer_id = d.conn_id;
 	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);

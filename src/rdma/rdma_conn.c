@@ -328,6 +328,31 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	return DOCA_SUCCESS;
 }
 
+/* A DC connection the peer established by connecting first (its HELLO
+ * gave this side its endpoint), which this side has not connected yet. */
+static bool rdma_conn_dc_passive(const struct doca_rdma *rdma, const struct doca_rdma_connection *conn)
+{
+	return rdma->props.transport_type == DOCA_RDMA_TRANSPORT_TYPE_DC && conn->state == RDMA_CONN_ESTABLISHED &&
+	       !conn->connect_called && !conn->disconnect_called;
+}
+
+/* Both sides of a DC program may connect (NVIDIA's multi-connection
+ * sample does): on a connection the peer established first, connect
+ * checks that the descriptor is that peer's and changes nothing else; the
+ * established callback ran already. */
+static doca_error_t rdma_conn_dc_bind_back(struct doca_rdma *rdma, struct doca_rdma_connection *conn,
+					   const void *desc, size_t desc_len)
+{
+	doca_error_t status = rdma->engine_ops->conn_connect(conn->engine, desc, desc_len);
+
+	if (status != DOCA_SUCCESS)
+		return status;
+	conn->connect_called = true;
+	SDK_LOG_TRC("rdma %p: DC connection %u connected back to the peer that connected first", (void *)rdma,
+		    conn->id);
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
 			       size_t remote_rdma_conn_details_size, struct doca_rdma_connection *rdma_connection)
@@ -350,6 +375,9 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	status = rdma_conn_check(rdma, rdma_connection, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
+	if (rdma_conn_dc_passive(rdma, rdma_connection))
+		return rdma_conn_dc_bind_back(rdma, rdma_connection, remote_rdma_conn_details,
+					      remote_rdma_conn_details_size);
 	if (rdma_connection->state != RDMA_CONN_EXPORTED || rdma_connection->disconnect_called) {
 		SDK_LOG_ERR("%s: DOCA_ERROR_BAD_STATE: connection %u is %s; this call needs it exported (fresh from "
 			    "doca_rdma_export, not yet connected); export a new one",
@@ -362,6 +390,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	if (status != DOCA_SUCCESS)
 		return status;
 	rdma_connection->state = RDMA_CONN_CONNECTING;
+	rdma_connection->connect_called = true;
 	rdma_connect_watch_start(rdma, rdma_connection);
 	SDK_LOG_TRC("rdma %p: connection %u connecting", (void *)rdma, rdma_connection->id);
 	return DOCA_SUCCESS;

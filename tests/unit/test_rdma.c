@@ -670,6 +670,47 @@ static void test_connect_twice_and_disconnect(void **state)
 	assert_int_equal(B.failed, 0);
 }
 
+/* DC, both sides connect, the second after the first one's HELLO gave it
+ * its endpoint (NVIDIA's multi-connection sample does this): the second
+ * connect is accepted, and messages go both ways. */
+static void test_dc_both_sides_connect(void **state)
+{
+	struct doca_buf *src = buf_on(mmap_rw, mem_rw, 64, 8);
+	struct doca_buf *dst = buf_on(mmap_rw, mem_rw + 1024, 64, 0);
+	struct doca_rdma_task_receive *recv;
+	struct doca_rdma_task_send *send;
+	union doca_data ud = {.u64 = 0};
+
+	(void)state;
+	ok_calls = err_calls = done_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	assert_ok(doca_rdma_set_transport_type(A.rdma, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	assert_ok(doca_rdma_set_transport_type(B.rdma, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	side_configure_tasks(&A);
+	side_configure_tasks(&B);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	assert_true(progress_until(&B.established, 1)); /* A's HELLO reached B */
+	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
+	assert_true(progress_until(&A.established, 1));
+
+	memcpy(mem_rw, "DC both!", 8);
+	recv = post_receive(&A, dst);
+	assert_ok(doca_rdma_task_send_allocate_init(B.rdma, B.conn, src, ud, &send));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
+	assert_true(progress_until(&ok_calls, 2));
+	assert_int_equal(err_calls, 0);
+	assert_memory_equal(mem_rw + 1024, "DC both!", 8);
+	doca_task_free(doca_rdma_task_receive_as_task(recv));
+	doca_task_free(doca_rdma_task_send_as_task(send));
+	put(src);
+	put(dst);
+}
+
 /* ---- tasks: allocation and accessors ----------------------------------------- */
 
 static void test_task_alloc_and_accessors(void **state)
@@ -1297,6 +1338,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_try_submit_validation, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_submit_invalid_fails_in_callback, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_connect_twice_and_disconnect, setup_pair, teardown_sides),
+		cmocka_unit_test_teardown(test_dc_both_sides_connect, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_send_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_then_read, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_submit_without_flush_waits_for_doorbell, setup_pair, teardown_sides),
