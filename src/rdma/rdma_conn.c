@@ -171,6 +171,7 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 	while (budget-- > 0 && rdma_event_pop(rdma, &ev)) {
 		struct doca_rdma_connection *conn;
 		doca_rdma_connection_established_cb_t cb;
+		enum rdma_conn_state before;
 
 		delivered++;
 		if (ev.event == ENGINE_CONN_REQUEST) {
@@ -184,8 +185,10 @@ unsigned int rdma_deliver_events(struct doca_rdma *rdma)
 			continue;
 		}
 		SDK_LOG_TRC("rdma connection %u: %s", conn->id, rdma_event_name(ev.event));
+		before = conn->state;
 		cb = rdma_conn_apply_event(rdma, conn, ev.event);
-		if (unlikely(softdoca_trace_on) && cb != NULL)
+		/* Every state change goes on the timeline, callback or not. */
+		if (unlikely(softdoca_trace_on) && conn->state != before)
 			softdoca_trace_conn(&rdma->ctx, conn->id, rdma_event_name(ev.event));
 		if (cb != NULL)
 			cb(conn, conn->user_data, rdma->ctx.user_data);
