@@ -182,6 +182,7 @@ doca_error_t doca_compress_cap_get_max_num_tasks(struct doca_compress *compress,
 	DOCA_EXPERIMENTAL \
 	doca_error_t doca_compress_cap_task_##KIND##_is_supported(const struct doca_devinfo *devinfo) \
 	{ \
+		/* no output: devinfo stands in for it */ \
 		return compress_cap_no(devinfo, devinfo, __func__); \
 	} \
 	DOCA_EXPERIMENTAL \

@@ -183,6 +183,7 @@ doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo
 	DOCA_EXPERIMENTAL \
 	doca_error_t doca_ec_cap_task_##KIND##_is_supported(const struct doca_devinfo *devinfo) \
 	{ \
+		/* no output: devinfo stands in for it */ \
 		return ec_cap_no(devinfo, devinfo, __func__); \
 	} \
 	DOCA_EXPERIMENTAL \
