@@ -22,6 +22,10 @@ version=$(pkg-config --modversion doca)
 for m in doca-common doca-dma doca-argp doca-rdma; do
 	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
 done
+# The modules NVIDIA's storage application asks for besides those.
+for m in doca-compress doca-erasure-coding; do
+	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
+done
 
 cc -std=c11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -o "$stage/consumer" tests/install/consumer.c \
 	$(pkg-config --cflags --libs doca)

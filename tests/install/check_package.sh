@@ -121,6 +121,12 @@ check_files() {
 	# The BlueField (DPU) personality, not on pkg-config's default path.
 	want+=("$prefix/include/doca_build_config.h" "$prefix/include/doca-dpu/doca_build_config.h")
 	for m in doca doca-common doca-rdma doca-dma doca-argp doca-comch; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
+	# Compress and erasure coding (the API; a soft device has no engine), both personalities.
+	want+=("$prefix/include/doca_compress.h" "$prefix/include/doca_erasure_coding.h")
+	for l in compress erasure_coding; do want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3"); done
+	for m in doca-compress doca-erasure-coding; do
+		want+=("$libdir/pkgconfig/$m.pc" "/usr/lib/$triplet/pkgconfig/$m.pc" "$libdir/pkgconfig-dpu/$m.pc")
+	done
 	for f in "${want[@]}"; do
 		grep -qxF "$f" <<<"$list" || fail "the package has no $f"
 	done

@@ -27,6 +27,9 @@ else
 	for m in doca doca-common doca-dma doca-argp doca-rdma; do
 		[ -f "$pcdir-dpu/$m.pc" ] || fail "no DPU personality of module $m"
 	done
+	for m in doca-compress doca-erasure-coding; do
+		[ -f "$pcdir-dpu/$m.pc" ] || fail "no DPU personality of module $m"
+	done
 	export PKG_CONFIG_SYSROOT_DIR="$work/stage"
 	host_cflags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags doca-common)
 	dpu_cflags=$(PKG_CONFIG_PATH=$pcdir-dpu pkg-config --cflags doca-common)

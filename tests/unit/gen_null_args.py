@@ -25,6 +25,7 @@ FIXTURES = {
     'doca_task', 'doca_dma_task_memcpy', 'doca_rdma_connection', 'doca_rdma_task_send',
     'doca_rdma_task_receive', 'doca_rdma_task_write',
     'doca_mmap_advise', 'doca_mmap_advise_task_invalidate_cache', 'doca_buf_arr', 'doca_clock',
+    'doca_compress', 'doca_ec',
 }
 
 

@@ -32,9 +32,11 @@
 #include <doca_buf_array.h>
 #include <doca_buf_inventory.h>
 #include <doca_clock.h>
+#include <doca_compress.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
+#include <doca_erasure_coding.h>
 #include <doca_error.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
@@ -70,6 +72,8 @@ static struct {
 	struct doca_mmap_advise *mmap_advise;
 	struct doca_buf_arr *buf_arr;
 	struct doca_clock *clock;
+	struct doca_compress *compress; /* never started: no engine on a soft device */
+	struct doca_ec *ec;		/* likewise */
 	/* the running round only: */
 	struct doca_task *task; /* the memcpy task */
 	struct doca_dma_task_memcpy *dma_task_memcpy;
@@ -456,7 +460,8 @@ static void fixtures_create(void)
 	    doca_argp_param_create(&fx.argp_param) != DOCA_SUCCESS ||
 	    doca_argp_cmd_create(&fx.argp_cmd) != DOCA_SUCCESS ||
 	    doca_mmap_advise_create(fx.dev, &fx.mmap_advise) != DOCA_SUCCESS ||
-	    doca_buf_arr_create(4, &fx.buf_arr) != DOCA_SUCCESS || doca_clock_create(fx.dev, &fx.clock) != DOCA_SUCCESS) {
+	    doca_buf_arr_create(4, &fx.buf_arr) != DOCA_SUCCESS || doca_clock_create(fx.dev, &fx.clock) != DOCA_SUCCESS ||
+	    doca_compress_create(fx.dev, &fx.compress) != DOCA_SUCCESS || doca_ec_create(fx.dev, &fx.ec) != DOCA_SUCCESS) {
 		fprintf(stderr, "fixture setup failed\n");
 		exit(1);
 	}
@@ -567,6 +572,8 @@ static int fixtures_destroy(void)
 	bad += doca_mmap_advise_destroy(fx.mmap_advise) != DOCA_SUCCESS;
 	bad += doca_buf_arr_destroy(fx.buf_arr) != DOCA_SUCCESS;
 	bad += doca_clock_destroy(fx.clock) != DOCA_SUCCESS;
+	bad += doca_compress_destroy(fx.compress) != DOCA_SUCCESS;
+	bad += doca_ec_destroy(fx.ec) != DOCA_SUCCESS;
 	bad += doca_dma_destroy(fx.dma) != DOCA_SUCCESS;
 	bad += doca_rdma_destroy(fx.rdma) != DOCA_SUCCESS;
 	bad += doca_sync_event_destroy(fx.sync_event) != DOCA_SUCCESS;
