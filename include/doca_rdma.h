@@ -25,6 +25,16 @@
 #include <doca_error.h>
 #include <doca_types.h>
 
+/* DOCA's doca_rdma.h brings in the verbs headers on Linux, and programs
+ * use names from them (NVIDIA's storage application: IB_DEVICE_NAME_MAX).
+ * A soft device needs no libibverbs: the kernel's uapi header (Debian's
+ * linux-libc-dev, always there with libc6-dev) has those constants. */
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<rdma/ib_user_verbs.h>)
+#include <rdma/ib_user_verbs.h>
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
