@@ -72,31 +72,6 @@ static uint32_t fp_next_id(void)
 
 /* ---- the queue ---- */
 
-static uint32_t slot_stride(uint32_t slot_size)
-{
-	return (COMCH_SLOT_HDR + slot_size + 63u) & ~63u;
-}
-
-size_t comch_queue_cap_off(void)
-{
-	return sizeof(struct comch_queue_hdr);
-}
-
-static size_t queue_slots_off(uint32_t slots)
-{
-	return (comch_queue_cap_off() + (size_t)slots * sizeof(uint32_t) + 63u) & ~(size_t)63u;
-}
-
-size_t comch_queue_slot_off(uint32_t slots, uint32_t slot_size, uint32_t i)
-{
-	return queue_slots_off(slots) + (size_t)i * slot_stride(slot_size);
-}
-
-size_t comch_queue_size(uint32_t slots, uint32_t slot_size)
-{
-	return comch_queue_slot_off(slots, slot_size, slots);
-}
-
 static struct comch_queue_hdr *queue_hdr(uint8_t *map)
 {
 	return (struct comch_queue_hdr *)(void *)map;

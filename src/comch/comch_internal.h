@@ -23,6 +23,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <doca_comch.h>
@@ -60,11 +61,30 @@ struct comch_slot {
 
 #define COMCH_SLOT_HDR ((uint32_t)sizeof(struct comch_slot))
 
+static inline uint32_t comch_queue_stride(uint32_t slot_size)
+{
+	return (COMCH_SLOT_HDR + slot_size + 63u) & ~63u;
+}
+
+/* Byte offset of the cap array. */
+static inline size_t comch_queue_cap_off(void)
+{
+	return sizeof(struct comch_queue_hdr);
+}
+
+/* Byte offset of slot i's header. */
+static inline size_t comch_queue_slot_off(uint32_t slots, uint32_t slot_size, uint32_t i)
+{
+	size_t slots_off = (comch_queue_cap_off() + (size_t)slots * sizeof(uint32_t) + 63u) & ~(size_t)63u;
+
+	return slots_off + (size_t)i * comch_queue_stride(slot_size);
+}
+
 /* Bytes of a queue of these dimensions (fits in size_t: both bounded). */
-size_t comch_queue_size(uint32_t slots, uint32_t slot_size);
-/* Byte offset of the cap array and of slot i's header. */
-size_t comch_queue_cap_off(void);
-size_t comch_queue_slot_off(uint32_t slots, uint32_t slot_size, uint32_t i);
+static inline size_t comch_queue_size(uint32_t slots, uint32_t slot_size)
+{
+	return comch_queue_slot_off(slots, slot_size, slots);
+}
 
 /* A consumer of the peer, mapped on this side (the producers' view). */
 struct comch_remote_consumer {
