@@ -71,7 +71,7 @@ static struct doca_dev_rep *test_rep(void)
 	assert_non_null(rep);
 	return rep;
 }
-#define FAKE_REP test_rep()
+#define TEST_REP test_rep()
 
 static uint64_t now_ms(void)
 {
@@ -244,7 +244,7 @@ static void srv_open(uint32_t max_msg)
 	S.dev = open_dev();
 	assert_non_null(S.dev);
 	assert_int_equal(doca_pe_create(&S.pe), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_create(S.dev, FAKE_REP, NAME, &S.server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(S.dev, TEST_REP, NAME, &S.server), DOCA_SUCCESS);
 	S.ctx = doca_comch_server_as_ctx(S.server);
 	assert_int_equal(doca_comch_server_set_max_msg_size(S.server, max_msg), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(S.server, srv_sent, srv_send_err, 256), DOCA_SUCCESS);
@@ -532,7 +532,7 @@ static void test_limits_and_unsupported(void **state)
 	assert_int_equal(v, COMCH_MAX_NAME_LEN);
 	assert_int_equal(doca_comch_server_set_max_msg_size(S.server, 32), DOCA_ERROR_BAD_STATE); /* running */
 	/* A second server of the same name is refused while the first lives. */
-	assert_int_equal(doca_comch_server_create(S.dev, FAKE_REP, NAME, &dup), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(S.dev, TEST_REP, NAME, &dup), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(S.pe, doca_comch_server_as_ctx(dup)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(dup)), DOCA_ERROR_IN_USE);
 	assert_int_equal(doca_comch_server_destroy(dup), DOCA_SUCCESS);
@@ -1038,11 +1038,13 @@ static void test_null_args(void **state)
 	(void)state;
 	assert_non_null(dev);
 	di = doca_dev_as_devinfo(dev);
-	assert_int_equal(doca_comch_server_create(NULL, FAKE_REP, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(NULL, TEST_REP, NAME, &srv), IV);
 	assert_int_equal(doca_comch_server_create(dev, NULL, NAME, &srv), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NULL, &srv), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, NULL), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, "", &srv), IV);
+	/* Not an open representor (never handed out): refused unread. */
+	assert_int_equal(doca_comch_server_create(dev, (struct doca_dev_rep *)dir, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NULL, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, NULL), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, "", &srv), IV);
 	assert_int_equal(doca_comch_client_create(NULL, NAME, &cli), IV);
 	assert_int_equal(doca_comch_client_create(dev, NULL, &cli), IV);
 	assert_int_equal(doca_comch_client_create(dev, NAME, NULL), IV);
@@ -1072,7 +1074,7 @@ static void test_null_args(void **state)
 	assert_int_equal(doca_comch_cap_server_is_supported(di), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_cap_client_is_supported(di), DOCA_SUCCESS);
 
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, &srv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, &srv), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_create(dev, NAME, &cli), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_set_max_msg_size(NULL, 64), IV);
 	assert_int_equal(doca_comch_server_set_max_msg_size(srv, 0), IV);
@@ -1097,7 +1099,7 @@ static void test_null_args(void **state)
 	assert_int_equal(doca_comch_server_get_device_repr(NULL, &rep), IV);
 	assert_int_equal(doca_comch_server_get_device_repr(srv, NULL), IV);
 	assert_int_equal(doca_comch_server_get_device_repr(srv, &rep), DOCA_SUCCESS);
-	assert_ptr_equal(rep, FAKE_REP);
+	assert_ptr_equal(rep, TEST_REP);
 	assert_int_equal(doca_comch_client_get_connection(NULL, &conn), IV);
 	assert_int_equal(doca_comch_client_get_connection(cli, NULL), IV);
 	assert_int_equal(doca_comch_server_disconnect(NULL, (struct doca_comch_connection *)dir), IV);
