@@ -872,6 +872,70 @@ static void test_hostile_frames(void **state)
 	side_close();
 }
 
+/* A hostile producer: the raw peer maps our consumer's queue and writes
+ * a slot longer than the posted buffer, then counts more slots than were
+ * posted. The task fails, then the consumer; nothing is copied out of
+ * bounds. */
+static void test_hostile_producer(void **state)
+{
+	uint8_t secret[COMCH_SECRET_LEN];
+	struct comch_queue_hdr *h;
+	struct comch_slot *slot;
+	struct comch_chan chan;
+	struct comch_frame f;
+	uint64_t end;
+	uint8_t *map;
+	size_t len;
+	int memfd = -1, evfd = -1;
+
+	(void)state;
+	side_server_open();
+	raw_client(secret, &chan);
+	assert_true(progress_until(A.pe, &A.connects, 1, 3000));
+	consumer_open(A.pe);
+	end = now_ms() + 3000;
+	while (memfd < 0) {
+		doca_error_t st = comch_chan_recv(&chan, COMCH_MAX_MSG_SIZE, "raw", &f);
+
+		assert_true(now_ms() < end);
+		if (st == DOCA_ERROR_AGAIN) {
+			(void)doca_pe_progress(A.pe);
+			continue;
+		}
+		assert_int_equal(st, DOCA_SUCCESS);
+		assert_int_equal(f.type, COMCH_FRAME_CONSUMER_NEW);
+		assert_int_equal(f.nfds, 2);
+		assert_int_equal(f.u.consumer.slots, N_BUFS);
+		assert_int_equal(f.u.consumer.slot_size, N_BUFS * BUF_SIZE);
+		assert_int_equal(f.u.consumer.imm_max, IMM_LEN);
+		memfd = f.fds[0];
+		evfd = f.fds[1];
+	}
+	len = comch_queue_size(N_BUFS, N_BUFS * BUF_SIZE);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	assert_true(map != MAP_FAILED);
+	h = (struct comch_queue_hdr *)(void *)map;
+	assert_int_equal(atomic_load(&h->posted), N_BUFS); /* consumer_open posted them all */
+	/* Slot 0 claims more bytes than its buffer (BUF_SIZE) holds. */
+	slot = (struct comch_slot *)(void *)(map + comch_queue_slot_off(N_BUFS, N_BUFS * BUF_SIZE, 0));
+	slot->len = BUF_SIZE + 1;
+	slot->imm_len = 0;
+	atomic_store(&h->produced, 1u);
+	assert_true(progress_until(A.pe, &A.recv_errors, 1, 2000));
+	assert_int_equal(A.received, 0);
+	/* Then more slots filled than posted: the consumer stops. */
+	atomic_store(&h->produced, 1000u);
+	assert_true(progress_until_state(A.pe, doca_comch_consumer_as_ctx(A.consumer), DOCA_CTX_STATE_IDLE, 2000));
+	assert_int_equal(A.received, 0);
+	assert_int_equal(A.recv_errors, N_BUFS);
+	consumer_close(A.pe);
+	munmap(map, len);
+	close(memfd);
+	close(evfd);
+	comch_chan_fini(&chan);
+	side_close();
+}
+
 /* One process: server and client on one PE, a consumer on the client's
  * connection, a producer on the server's; fds and heap flat. */
 static struct side B; /* the client half */
@@ -905,15 +969,11 @@ static void cli_on_new(struct doca_comch_event_consumer *ev, struct doca_comch_c
 	on_new_consumer(ev, conn, id);
 }
 
-static void test_cycles_flat(void **state)
+/* Server and a client of ours on A.pe; the client's connection. */
+static struct doca_comch_connection *pair_open(void)
 {
-	const int warm = 5, cycles = 100;
 	struct doca_comch_connection *cli_conn;
-	size_t heap_before;
-	int fds_before;
 
-	(void)state;
-	(void)B;
 	side_server_open();
 	assert_int_equal(doca_comch_client_create(A.dev, NAME, &A.client), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_task_send_set_conf(A.client, on_send, on_send, 4), DOCA_SUCCESS);
@@ -924,24 +984,91 @@ static void test_cycles_flat(void **state)
 	assert_true(progress_until_state(A.pe, doca_comch_client_as_ctx(A.client), DOCA_CTX_STATE_RUNNING, 3000));
 	assert_true(progress_until(A.pe, &A.connects, 1, 3000));
 	assert_int_equal(doca_comch_client_get_connection(A.client, &cli_conn), DOCA_SUCCESS);
-	{
-		struct doca_comch_connection *srv_conn = A.conn;
+	return cli_conn;
+}
 
-		for (int i = 0; i < warm; i++)
-			cycle_once(srv_conn, cli_conn, i);
-		fds_before = count_fds();
-		heap_before = mallinfo2().uordblks;
-		for (int i = warm; i < warm + cycles; i++)
-			cycle_once(srv_conn, cli_conn, i);
-		assert_int_equal(count_fds(), fds_before);
-		assert_true(mallinfo2().uordblks < heap_before + 16 * 1024);
-	}
-	assert_int_equal(A.bad, 0);
+static void pair_close(void)
+{
 	(void)doca_ctx_stop(doca_comch_client_as_ctx(A.client));
 	assert_true(progress_until_state(A.pe, doca_comch_client_as_ctx(A.client), DOCA_CTX_STATE_IDLE, 3000));
 	assert_int_equal(doca_comch_client_destroy(A.client), DOCA_SUCCESS);
 	A.client = NULL;
 	side_close();
+}
+
+static void test_cycles_flat(void **state)
+{
+	const int warm = 5, cycles = 100;
+	struct doca_comch_connection *cli_conn, *srv_conn;
+	size_t heap_before;
+	int fds_before;
+
+	(void)state;
+	(void)B;
+	cli_conn = pair_open();
+	srv_conn = A.conn;
+	for (int i = 0; i < warm; i++)
+		cycle_once(srv_conn, cli_conn, i);
+	fds_before = count_fds();
+	heap_before = mallinfo2().uordblks;
+	for (int i = warm; i < warm + cycles; i++)
+		cycle_once(srv_conn, cli_conn, i);
+	assert_int_equal(count_fds(), fds_before);
+	assert_true(mallinfo2().uordblks < heap_before + 16 * 1024);
+	assert_int_equal(A.bad, 0);
+	pair_close();
+}
+
+static bool handle_readable(struct doca_pe *pe, int ms)
+{
+	doca_notification_handle_t h;
+	struct pollfd pfd;
+
+	assert_int_equal(doca_pe_get_notification_handle(pe, &h), DOCA_SUCCESS);
+	pfd = (struct pollfd){.fd = (int)h, .events = POLLIN};
+	return poll(&pfd, 1, ms) == 1;
+}
+
+/* A consumer's PE, armed and asleep, is woken by a producer's send. */
+static void test_notification(void **state)
+{
+	struct doca_comch_connection *cli_conn, *srv_conn;
+	doca_notification_handle_t h;
+	struct doca_pe *cpe;
+
+	(void)state;
+	cli_conn = pair_open();
+	srv_conn = A.conn;
+	assert_int_equal(doca_pe_create(&cpe), DOCA_SUCCESS);
+	A.conn = cli_conn;
+	consumer_open(cpe);
+	assert_true(progress_until(A.pe, &A.new_consumers, 1, 3000));
+	while (doca_pe_progress(cpe) != 0)
+		;
+	assert_int_equal(doca_pe_get_notification_handle(cpe, &h), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_request_notification(cpe), DOCA_SUCCESS);
+	assert_false(handle_readable(cpe, 0));
+	A.conn = srv_conn;
+	{
+		uint8_t *cmem = A.mem;
+		struct doca_mmap *cmmap = A.mmap;
+		struct doca_buf_inventory *cinv = A.inv;
+
+		producer_open();
+		assert_int_equal(producer_send(0, 3000), DOCA_SUCCESS);
+		assert_true(progress_until(producer_pe, &A.sent, 1, 3000));
+		assert_true(handle_readable(cpe, 2000));
+		producer_close();
+		A.mem = cmem;
+		A.mmap = cmmap;
+		A.inv = cinv;
+	}
+	assert_int_equal(doca_pe_clear_notification(cpe, h), DOCA_SUCCESS);
+	assert_true(progress_until(cpe, &A.received, 1, 2000));
+	assert_int_equal(A.bad, 0);
+	consumer_close(cpe);
+	assert_int_equal(doca_pe_destroy(cpe), DOCA_SUCCESS);
+	pair_close();
 }
 
 /* A client on another emulated PCI function does not reach the server
@@ -996,7 +1123,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_killed_client, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_killed_server, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_frames, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_hostile_producer, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_other_function_unreached, setup_dir, teardown_dir),
 	};
 
