@@ -1,6 +1,6 @@
 /*
  * softdoca — the comch transport (see channel.h): the frame format and
- * its strict parser, the rendezvous directory, listening, connecting,
+ * its strict parser, the rendezvous paths on a PCIe link, listening, connecting,
  * and sending/receiving frames on non-blocking SOCK_SEQPACKET sockets.
  */
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "dev_rep.h"
 #include "log_internal.h"
 #include "secret.h"
 
@@ -69,6 +70,15 @@ uint32_t comch_hello_encode(uint8_t *buf, uint32_t max_msg_size, uint32_t recv_q
 	return COMCH_HELLO_FIXED_LEN + name_len;
 }
 
+void comch_consumer_new_encode(uint8_t *buf, uint32_t id, uint32_t slots, uint32_t slot_size, uint32_t imm_max)
+{
+	put_u32(buf, id);
+	put_u32(buf + 4, slots);
+	put_u32(buf + 8, slot_size);
+	put_u32(buf + 12, imm_max);
+	put_u32(buf + 16, 0);
+}
+
 static const char *frame_type_name(uint16_t type)
 {
 	switch (type) {
@@ -82,6 +92,10 @@ static const char *frame_type_name(uint16_t type)
 		return "MSG";
 	case COMCH_FRAME_BYE:
 		return "BYE";
+	case COMCH_FRAME_CONSUMER_NEW:
+		return "CONSUMER_NEW";
+	case COMCH_FRAME_CONSUMER_GONE:
+		return "CONSUMER_GONE";
 	default:
 		return "?";
 	}
@@ -122,6 +136,24 @@ static doca_error_t parse_hello(struct comch_frame *f, const char *who)
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t parse_consumer_new(struct comch_frame *f, const char *who)
+{
+	const uint8_t *p = f->payload;
+
+	f->u.consumer.id = get_u32(p);
+	f->u.consumer.slots = get_u32(p + 4);
+	f->u.consumer.slot_size = get_u32(p + 8);
+	f->u.consumer.imm_max = get_u32(p + 12);
+	if (f->u.consumer.id == 0 || f->u.consumer.slots == 0 || f->u.consumer.slots > COMCH_FP_MAX_SLOTS ||
+	    f->u.consumer.slot_size == 0 || f->u.consumer.slot_size > COMCH_FP_MAX_BUF ||
+	    f->u.consumer.imm_max > COMCH_FP_MAX_IMM || get_u32(p + 16) != 0) {
+		SDK_LOG_ERR("%s: CONSUMER_NEW out of range (id %u, %u slots of %u bytes, %u immediate bytes)", who,
+			    f->u.consumer.id, f->u.consumer.slots, f->u.consumer.slot_size, f->u.consumer.imm_max);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
 /* The payload length each type must have (or bounds). */
 static doca_error_t parse_payload(struct comch_frame *f, uint32_t max_msg, const char *who)
 {
@@ -148,6 +180,19 @@ static doca_error_t parse_payload(struct comch_frame *f, uint32_t max_msg, const
 	case COMCH_FRAME_BYE:
 		if (f->len != 0)
 			break;
+		return DOCA_SUCCESS;
+	case COMCH_FRAME_CONSUMER_NEW:
+		if (f->len != COMCH_CONSUMER_NEW_LEN)
+			break;
+		return parse_consumer_new(f, who);
+	case COMCH_FRAME_CONSUMER_GONE:
+		if (f->len != 4)
+			break;
+		f->u.consumer.id = get_u32(f->payload);
+		if (f->u.consumer.id == 0) {
+			SDK_LOG_ERR("%s: CONSUMER_GONE for consumer 0", who);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
 		return DOCA_SUCCESS;
 	default:
 		SDK_LOG_ERR("%s: frame of unknown type %u", who, f->type);
@@ -196,50 +241,7 @@ doca_error_t comch_frame_parse(const uint8_t *buf, size_t len, uint32_t max_msg,
 	return DOCA_SUCCESS;
 }
 
-/* ---- rendezvous directory ---- */
-
-static doca_error_t dir_check(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) != 0) {
-		SDK_LOG_ERR("comch: rendezvous directory %s: %s", dir, strerror(errno));
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		SDK_LOG_ERR("comch: rendezvous %s is not a directory", dir);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		SDK_LOG_ERR("comch: rendezvous directory %s is not ours alone (owner %u, mode %04o): "
-			    "another user could pose as a server there",
-			    dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	return DOCA_SUCCESS;
-}
-
-const char *comch_rendezvous_dir(void)
-{
-	static char dir[80];
-	const char *env = getenv("SOFTDOCA_PCIE_DIR");
-	int n;
-
-	if (env != NULL && env[0] != '\0')
-		n = snprintf(dir, sizeof(dir), "%s", env);
-	else
-		n = snprintf(dir, sizeof(dir), "/tmp/softdoca-pcie-%u", (unsigned int)geteuid());
-	if (n < 0 || (size_t)n >= sizeof(dir)) {
-		SDK_LOG_ERR("comch: SOFTDOCA_PCIE_DIR is longer than %zu bytes (a socket path must fit in 108)",
-			    sizeof(dir) - 1);
-		return NULL;
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		SDK_LOG_ERR("comch: cannot create rendezvous directory %s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	return dir_check(dir) == DOCA_SUCCESS ? dir : NULL;
-}
+/* ---- rendezvous ---- */
 
 doca_error_t comch_name_check(const char *name, const char *func)
 {
@@ -267,17 +269,22 @@ static uint64_t name_hash(const char *name)
 	return h;
 }
 
-static doca_error_t rendezvous_paths(const char *name, char sock_path[108], char secret_path[108])
+/* The link's two files of server name: "<pci>.comch-<hash>-sock" and
+ * "-key" (the leaf rule refuses most bytes a name may hold, so the name
+ * is hashed; HELLO carries the name itself, which the server compares). */
+static doca_error_t rendezvous_paths(const struct softdoca_pcie_link *link, const char *name, char sock_path[108],
+				     char secret_path[108])
 {
-	const char *dir = comch_rendezvous_dir();
+	char leaf[40];
 	uint64_t h = name_hash(name);
+	doca_error_t status;
 
-	if (dir == NULL)
-		return DOCA_ERROR_NOT_PERMITTED;
-	/* dir is at most 79 bytes: both paths fit in 108. */
-	snprintf(sock_path, 108, "%s/comch-%016llx.sock", dir, (unsigned long long)h);
-	snprintf(secret_path, 108, "%s/comch-%016llx.secret", dir, (unsigned long long)h);
-	return DOCA_SUCCESS;
+	snprintf(leaf, sizeof(leaf), "comch-%016llx-sock", (unsigned long long)h);
+	status = softdoca_pcie_link_path(link, leaf, sock_path, 108);
+	if (status != DOCA_SUCCESS)
+		return status;
+	snprintf(leaf, sizeof(leaf), "comch-%016llx-key", (unsigned long long)h);
+	return softdoca_pcie_link_path(link, leaf, secret_path, 108);
 }
 
 static void sockaddr_fill(struct sockaddr_un *sa, const char *path)
@@ -305,7 +312,7 @@ static int seqpacket_socket(void)
 
 static doca_error_t secret_publish(const char *path, const uint8_t secret[COMCH_SECRET_LEN])
 {
-	char tmp[120];
+	char tmp[128];
 	int fd;
 	ssize_t n;
 
@@ -365,7 +372,7 @@ static bool path_has_listener(const char *path)
 	return live;
 }
 
-doca_error_t comch_listener_open(struct comch_listener *l, const char *name)
+doca_error_t comch_listener_open(struct comch_listener *l, const struct softdoca_pcie_link *link, const char *name)
 {
 	struct sockaddr_un sa;
 	struct stat st;
@@ -373,7 +380,7 @@ doca_error_t comch_listener_open(struct comch_listener *l, const char *name)
 
 	memset(l, 0, sizeof(*l));
 	l->fd = -1;
-	status = rendezvous_paths(name, l->sock_path, l->secret_path);
+	status = rendezvous_paths(link, name, l->sock_path, l->secret_path);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (path_has_listener(l->sock_path)) {
@@ -452,14 +459,15 @@ doca_error_t comch_listener_accept(struct comch_listener *l, int *fd_out)
 
 /* ---- connect ---- */
 
-doca_error_t comch_connect(const char *name, int *fd_out, uint8_t secret_out[COMCH_SECRET_LEN])
+doca_error_t comch_connect(const struct softdoca_pcie_link *link, const char *name, int *fd_out,
+			   uint8_t secret_out[COMCH_SECRET_LEN])
 {
 	char sock_path[108], secret_path[108];
 	struct sockaddr_un sa;
 	doca_error_t status;
 	int fd;
 
-	status = rendezvous_paths(name, sock_path, secret_path);
+	status = rendezvous_paths(link, name, sock_path, secret_path);
 	if (status != DOCA_SUCCESS)
 		return status;
 	fd = seqpacket_socket();
@@ -519,13 +527,20 @@ void comch_chan_fini(struct comch_chan *chan)
 	chan->rx_buf = NULL;
 }
 
-doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len)
+doca_error_t comch_chan_send_fds(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len,
+				 const int *fds, unsigned int nfds)
 {
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int) * COMCH_MAX_FDS)];
+	} ctl;
 	uint8_t hdr[COMCH_HDR_LEN];
 	struct iovec iov[2];
 	struct msghdr mh;
 	ssize_t n;
 
+	if (nfds > COMCH_MAX_FDS)
+		return DOCA_ERROR_INVALID_VALUE;
 	comch_frame_put_hdr(hdr, type, chan->tx_seq + 1, len);
 	iov[0].iov_base = hdr;
 	iov[0].iov_len = sizeof(hdr);
@@ -534,6 +549,18 @@ doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void 
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = iov;
 	mh.msg_iovlen = len > 0 ? 2 : 1;
+	if (nfds > 0) {
+		struct cmsghdr *cm;
+
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+	}
 	do {
 		n = sendmsg(chan->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	} while (n < 0 && errno == EINTR);
@@ -547,36 +574,119 @@ doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void 
 	return DOCA_SUCCESS;
 }
 
+doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len)
+{
+	return comch_chan_send_fds(chan, type, payload, len, NULL, 0);
+}
+
+static void fds_close(int *fds, unsigned int nfds)
+{
+	for (unsigned int i = 0; i < nfds; i++)
+		close(fds[i]);
+}
+
+/* Take the descriptors a datagram carried; false if the control data was
+ * cut (more than we take) or not SCM_RIGHTS (all closed then). */
+static bool fds_collect(struct msghdr *mh, int fds[COMCH_MAX_FDS], unsigned int *nfds)
+{
+	bool ok = (mh->msg_flags & MSG_CTRUNC) == 0;
+
+	*nfds = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		size_t n;
+		int got[COMCH_MAX_FDS + 1];
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
+			ok = false;
+			continue;
+		}
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > ARRAY_SIZE(got))
+			n = ARRAY_SIZE(got);
+		memcpy(got, CMSG_DATA(cm), n * sizeof(int));
+		for (size_t i = 0; i < n; i++) {
+			if (*nfds < COMCH_MAX_FDS)
+				fds[(*nfds)++] = got[i];
+			else {
+				close(got[i]);
+				ok = false;
+			}
+		}
+	}
+	if (!ok) {
+		fds_close(fds, *nfds);
+		*nfds = 0;
+	}
+	return ok;
+}
+
+/* How many descriptors a frame type comes with. */
+static unsigned int frame_fds_expected(uint16_t type)
+{
+	return type == COMCH_FRAME_CONSUMER_NEW ? 2u : 0u;
+}
+
 doca_error_t comch_chan_recv(struct comch_chan *chan, uint32_t max_msg, const char *who, struct comch_frame *out)
 {
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int) * COMCH_MAX_FDS)];
+	} ctl;
+	int fds[COMCH_MAX_FDS];
+	unsigned int nfds;
 	struct comch_frame f;
+	struct iovec iov;
+	struct msghdr mh;
 	doca_error_t status;
 	ssize_t n;
 
+	iov.iov_base = chan->rx_buf;
+	iov.iov_len = COMCH_MAX_FRAME + 1;
 	do {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
 		/* MSG_TRUNC: the datagram's real length, so an oversized one is
 		 * seen as such rather than silently cut. */
-		n = recv(chan->fd, chan->rx_buf, COMCH_MAX_FRAME + 1, MSG_DONTWAIT | MSG_TRUNC);
+		n = recvmsg(chan->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return DOCA_ERROR_AGAIN;
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
-	if (n == 0)
+	if (!fds_collect(&mh, fds, &nfds)) {
+		SDK_LOG_ERR("%s: a frame came with more or other ancillary data than any frame takes", who);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (n == 0) {
+		fds_close(fds, nfds);
 		return DOCA_ERROR_CONNECTION_RESET; /* orderly close or the peer died */
+	}
 	if ((size_t)n > COMCH_MAX_FRAME) {
 		SDK_LOG_ERR("%s: frame of %zd bytes, at most %u", who, n, COMCH_MAX_FRAME);
+		fds_close(fds, nfds);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	status = comch_frame_parse(chan->rx_buf, (size_t)n, max_msg, who, &f);
-	if (status != DOCA_SUCCESS)
-		return status;
-	if (f.seq != chan->rx_seq + 1) {
+	if (status == DOCA_SUCCESS && nfds != frame_fds_expected(f.type)) {
+		SDK_LOG_ERR("%s: %s frame with %u descriptors attached (%u expected)", who, frame_type_name(f.type),
+			    nfds, frame_fds_expected(f.type));
+		status = DOCA_ERROR_INVALID_VALUE;
+	}
+	if (status == DOCA_SUCCESS && f.seq != chan->rx_seq + 1) {
 		SDK_LOG_ERR("%s: frame %u arrived where %u was due", who, f.seq, chan->rx_seq + 1);
-		return DOCA_ERROR_INVALID_VALUE;
+		status = DOCA_ERROR_INVALID_VALUE;
+	}
+	if (status != DOCA_SUCCESS) {
+		fds_close(fds, nfds);
+		return status;
 	}
 	chan->rx_seq = f.seq;
+	memcpy(f.fds, fds, sizeof(fds));
+	f.nfds = nfds;
 	*out = f;
 	return DOCA_SUCCESS;
 }

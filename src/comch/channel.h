@@ -13,12 +13,16 @@
  * secret, its limits) answered by WELCOME (server: its limits, the
  * connection id) or REJECT; then MSG frames in both directions, and BYE
  * from whichever side leaves. A closed socket (EOF, ECONNRESET) is a dead
- * peer: the kernel reports it at once when a process dies.
+ * peer: the kernel reports it at once when a process dies. The fast path
+ * adds CONSUMER_NEW (a consumer's queue: its parameters, and its shared
+ * memory and eventfd as SCM_RIGHTS) and CONSUMER_GONE, either direction.
  *
- * The rendezvous: a server named N listens on <dir>/comch-<hash(N)>.sock
- * and writes its secret to <dir>/comch-<hash(N)>.secret (mode 0600); a
- * client must read that file to connect, and the server checks the
- * peer's uid (SO_PEERCRED). <dir> is comch_rendezvous_dir().
+ * The rendezvous is the emulated PCIe link of dev_rep.h: a server named N
+ * bound to the representor of function F listens on
+ * <dir>/<F>.comch-<hash(N)>-sock and writes its secret to
+ * <dir>/<F>.comch-<hash(N)>-key (mode 0600); a client on the host device
+ * of F must read that file to connect, and the server checks the peer's
+ * uid (SO_PEERCRED). A client on another function looks at other paths.
  *
  * Everything here is non-blocking and runs on the caller's thread.
  */
@@ -55,7 +59,17 @@ enum comch_frame_type {
 	COMCH_FRAME_REJECT = 3,
 	COMCH_FRAME_MSG = 4,
 	COMCH_FRAME_BYE = 5,
+	COMCH_FRAME_CONSUMER_NEW = 6,
+	COMCH_FRAME_CONSUMER_GONE = 7,
 };
+
+/* Fast-path limits (the consumer/producer caps). */
+#define COMCH_FP_MAX_SLOTS 4096u	  /* posted receive tasks per consumer */
+#define COMCH_FP_MAX_BUF (4u << 20)	  /* bytes per message */
+#define COMCH_FP_MAX_IMM 32u		  /* immediate data bytes */
+#define COMCH_CONSUMER_NEW_LEN 20u
+/* File descriptors a frame may carry (CONSUMER_NEW: memfd, eventfd). */
+#define COMCH_MAX_FDS 2u
 
 /* Why a server refused a HELLO (the wire's own codes). */
 enum comch_reject_reason {
@@ -86,7 +100,17 @@ struct comch_frame {
 		struct {
 			uint32_t reason; /* enum comch_reject_reason */
 		} reject;
+		struct {
+			uint32_t id;
+			uint32_t slots;
+			uint32_t slot_size;
+			uint32_t imm_max;
+		} consumer; /* CONSUMER_NEW; CONSUMER_GONE sets id only */
 	} u;
+	/* Descriptors that came with the frame (comch_chan_recv): the caller
+	 * owns them and must close what it does not keep. */
+	int fds[COMCH_MAX_FDS];
+	unsigned int nfds;
 };
 
 /* Check and decode one frame of len bytes. max_msg bounds a MSG payload
@@ -105,14 +129,12 @@ void comch_frame_put_hdr(uint8_t *hdr, uint16_t type, uint32_t seq, uint32_t pay
 uint32_t comch_hello_encode(uint8_t *buf, uint32_t max_msg_size, uint32_t recv_queue_size, const char *name,
 			    uint16_t name_len, const uint8_t secret[COMCH_SECRET_LEN]);
 
+/* Encode a CONSUMER_NEW payload (COMCH_CONSUMER_NEW_LEN bytes). */
+void comch_consumer_new_encode(uint8_t *buf, uint32_t id, uint32_t slots, uint32_t slot_size, uint32_t imm_max);
+
 /* ---- Rendezvous ---- */
 
-/* The directory servers listen in: $SOFTDOCA_PCIE_DIR, or
- * /tmp/softdoca-pcie-<uid>. Created (0700) if missing; refused (NULL and a
- * log line) unless it is a directory of ours that nobody else can write.
- * (The representor seam replaces this with the per-host directory of the
- * emulated PCIe link.) */
-const char *comch_rendezvous_dir(void);
+struct softdoca_pcie_link;
 
 /* Check a server name: 1..COMCH_MAX_NAME_LEN-1 bytes before its NUL.
  * DOCA_ERROR_INVALID_VALUE with a log line naming func otherwise. */
@@ -137,11 +159,15 @@ void comch_chan_fini(struct comch_chan *chan);
 /* Send one frame. DOCA_SUCCESS, DOCA_ERROR_AGAIN (socket buffer full:
  * retry later, nothing was sent), DOCA_ERROR_CONNECTION_RESET (peer gone). */
 doca_error_t comch_chan_send(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len);
+/* The same with nfds (<= COMCH_MAX_FDS) descriptors attached (not closed). */
+doca_error_t comch_chan_send_fds(struct comch_chan *chan, uint16_t type, const void *payload, uint32_t len,
+				 const int *fds, unsigned int nfds);
 
 /* Receive and parse one frame (out points into chan->rx_buf until the
  * next call). DOCA_ERROR_AGAIN: nothing to read. DOCA_ERROR_CONNECTION_RESET:
  * the peer closed or died. DOCA_ERROR_INVALID_VALUE: a malformed or
- * out-of-order frame (logged): drop the connection. */
+ * out-of-order frame, or descriptors on a frame that takes none or not
+ * the ones it takes (logged, descriptors closed): drop the connection. */
 doca_error_t comch_chan_recv(struct comch_chan *chan, uint32_t max_msg, const char *who, struct comch_frame *out);
 
 /* ---- Listener (server) ---- */
@@ -155,9 +181,10 @@ struct comch_listener {
 	uint8_t secret[COMCH_SECRET_LEN];
 };
 
-/* Listen for clients of name; draws a fresh secret and publishes it.
- * DOCA_ERROR_IN_USE when a live server already listens under that name. */
-doca_error_t comch_listener_open(struct comch_listener *l, const char *name);
+/* Listen for clients of name on link; draws a fresh secret and publishes
+ * it. DOCA_ERROR_IN_USE when a live server already listens under that
+ * name on that link. */
+doca_error_t comch_listener_open(struct comch_listener *l, const struct softdoca_pcie_link *link, const char *name);
 void comch_listener_close(struct comch_listener *l);
 
 /* Accept one pending client whose uid is ours (or root); others are
@@ -166,9 +193,10 @@ doca_error_t comch_listener_accept(struct comch_listener *l, int *fd_out);
 
 /* ---- Connect (client) ---- */
 
-/* Connect to the server called name and read its secret.
+/* Connect to the server called name on link and read its secret.
  * DOCA_ERROR_NOT_FOUND: no such server (yet); DOCA_ERROR_AGAIN: its
  * backlog is full. Both: retry later. */
-doca_error_t comch_connect(const char *name, int *fd_out, uint8_t secret_out[COMCH_SECRET_LEN]);
+doca_error_t comch_connect(const struct softdoca_pcie_link *link, const char *name, int *fd_out,
+			   uint8_t secret_out[COMCH_SECRET_LEN]);
 
 #endif /* SOFTDOCA_COMCH_CHANNEL_H_ */

@@ -10,6 +10,10 @@
  * and freed by the sweep at the end of progress (or when the context
  * stops).
  *
+ * Rendezvous: a server listens on the PCIe link of its representor, a
+ * client connects on the link of its device (dev_rep.h), so a client
+ * reaches only the servers bound to the representor of its own function.
+ *
  * A send task completes once its frame is in the peer's socket queue —
  * the peer's receive queue, from which nothing is lost short of the peer
  * dying. When the socket is full, tasks wait in the connection's backlog,
@@ -24,7 +28,9 @@
 #include <doca_comch.h>
 
 #include "channel.h"
+#include "comch_internal.h"
 #include "ctx.h"
+#include "dev_rep.h"
 #include "live.h"
 #include "log_internal.h"
 #include "secret.h"
@@ -59,6 +65,9 @@ struct doca_comch_event_msg_recv {
 struct doca_comch_event_connection_status_changed {
 	int unused;
 };
+struct doca_comch_event_consumer {
+	int unused;
+};
 
 struct comch_ep;
 
@@ -73,6 +82,9 @@ struct doca_comch_connection {
 	struct doca_task *backlog_head, *backlog_tail;
 	uint64_t counters[4];  /* live, by enum doca_comch_counter - 1 */
 	uint64_t snapshot[4];  /* as of doca_comch_connection_update_info */
+	struct comch_remote_consumer *rconsumers; /* the peer's consumers, mapped */
+	uint32_t num_rconsumers;
+	struct comch_fp_link *fp_links;           /* our producers and consumers on it */
 	struct doca_comch_connection *next;
 };
 
@@ -96,6 +108,7 @@ struct comch_ep {
 	doca_comch_event_msg_recv_cb_t recv_cb;
 	doca_comch_event_consumer_cb_t new_consumer_cb;
 	doca_comch_event_consumer_cb_t expired_consumer_cb;
+	struct doca_comch_event_consumer consumer_event;
 	struct doca_comch_event_msg_recv recv_event;
 	struct doca_comch_connection *conns; /* server: all; client: its one */
 	struct comch_watch watch;            /* wakes the PE's notification handle */
@@ -104,6 +117,7 @@ struct comch_ep {
 struct doca_comch_server {
 	struct comch_ep ep;
 	struct doca_dev_rep *repr;
+	struct softdoca_pcie_link link; /* of repr, taken at start */
 	struct comch_listener listener;
 	doca_comch_event_connection_status_changed_cb_t connect_cb;
 	doca_comch_event_connection_status_changed_cb_t disconnect_cb;
@@ -115,6 +129,7 @@ struct doca_comch_server {
 
 struct doca_comch_client {
 	struct comch_ep ep;
+	struct softdoca_pcie_link link; /* of the device, taken at start */
 	uint64_t next_try_ns;
 	uint64_t start_ns;
 	bool wait_explained;
@@ -206,13 +221,53 @@ static void conn_kill(struct doca_comch_connection *conn, doca_error_t status)
 	conn->state = COMCH_CONN_DEAD;
 	conn_flush_backlog(conn, status);
 	comch_chan_close(&conn->chan);
+	for (struct comch_fp_link *l = conn->fp_links; l != NULL; l = l->next)
+		l->lost = true;
+	while (conn->rconsumers != NULL) {
+		struct comch_remote_consumer *rc = conn->rconsumers;
+
+		conn->rconsumers = rc->next;
+		comch_remote_consumer_close(rc);
+	}
+	conn->num_rconsumers = 0;
+}
+
+/* Producers and consumers outlive a freed connection: cut them loose. */
+static void conn_release(struct doca_comch_connection *conn)
+{
+	while (conn->fp_links != NULL) {
+		struct comch_fp_link *l = conn->fp_links;
+
+		conn->fp_links = l->next;
+		l->next = NULL;
+		l->conn = NULL;
+		l->lost = true;
+	}
+	comch_chan_fini(&conn->chan);
+	free(conn);
+}
+
+/* The connection is going: each consumer of the peer expires first. */
+static void conn_expire_consumers(struct doca_comch_connection *conn)
+{
+	struct comch_ep *ep = conn->ep;
+
+	while (conn->rconsumers != NULL) {
+		struct comch_remote_consumer *rc = conn->rconsumers;
+		uint32_t id = rc->id;
+
+		conn->rconsumers = rc->next;
+		conn->num_rconsumers--;
+		comch_remote_consumer_close(rc);
+		if (ep->expired_consumer_cb != NULL)
+			ep->expired_consumer_cb(&ep->consumer_event, conn, id);
+	}
 }
 
 static void conn_free(struct doca_comch_connection *conn)
 {
 	conn_kill(conn, DOCA_ERROR_CONNECTION_ABORTED);
-	comch_chan_fini(&conn->chan);
-	free(conn);
+	conn_release(conn);
 }
 
 /* Free the dead connections of ep (no callback may run meanwhile). */
@@ -228,8 +283,7 @@ static void ep_sweep(struct comch_ep *ep)
 			continue;
 		}
 		*pp = conn->next;
-		comch_chan_fini(&conn->chan);
-		free(conn);
+		conn_release(conn);
 	}
 }
 
@@ -298,6 +352,127 @@ static void conn_deliver_msg(struct doca_comch_connection *conn, const struct co
 		return;
 	}
 	ep->recv_cb(&ep->recv_event, (uint8_t *)f->payload, f->len, conn);
+}
+
+static void frame_fds_close(const struct comch_frame *f)
+{
+	for (unsigned int i = 0; i < f->nfds; i++)
+		close(f->fds[i]);
+}
+
+static struct comch_remote_consumer **conn_rconsumer_find(struct doca_comch_connection *conn, uint32_t id)
+{
+	struct comch_remote_consumer **pp = &conn->rconsumers;
+
+	while (*pp != NULL && (*pp)->id != id)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* CONSUMER_NEW / CONSUMER_GONE from the peer; false: the peer broke the
+ * protocol (logged), drop the connection. */
+static bool conn_on_consumer_frame(struct doca_comch_connection *conn, const struct comch_frame *f)
+{
+	struct comch_ep *ep = conn->ep;
+	struct comch_remote_consumer **pp = conn_rconsumer_find(conn, f->u.consumer.id);
+	struct comch_remote_consumer *rc;
+
+	if (f->type == COMCH_FRAME_CONSUMER_GONE) {
+		if (*pp == NULL) {
+			SDK_LOG_ERR_RL("%s \"%s\": the peer retired consumer %u, which it never announced", ep_who(ep),
+				       ep->name, f->u.consumer.id);
+			return false;
+		}
+		rc = *pp;
+		*pp = rc->next;
+		conn->num_rconsumers--;
+		comch_remote_consumer_close(rc);
+		if (ep->expired_consumer_cb != NULL)
+			ep->expired_consumer_cb(&ep->consumer_event, conn, f->u.consumer.id);
+		return true;
+	}
+	if (*pp != NULL || conn->num_rconsumers >= COMCH_FP_MAX_CONSUMERS) {
+		SDK_LOG_ERR_RL("%s \"%s\": the peer announced consumer %u %s", ep_who(ep), ep->name, f->u.consumer.id,
+			       *pp != NULL ? "twice" : "beyond the most consumers a connection holds");
+		frame_fds_close(f);
+		return false;
+	}
+	if (comch_remote_consumer_open(f, ep_who(ep), &rc) != DOCA_SUCCESS)
+		return false;
+	rc->next = conn->rconsumers;
+	conn->rconsumers = rc;
+	conn->num_rconsumers++;
+	if (ep->new_consumer_cb != NULL)
+		ep->new_consumer_cb(&ep->consumer_event, conn, rc->id);
+	return true;
+}
+
+/* ---- fast-path hooks (comch_internal.h) ---- */
+
+doca_error_t comch_conn_fp_attach(struct doca_comch_connection *conn, struct comch_fp_link *link, const char *func)
+{
+	if (conn == NULL)
+		return null_arg(func, "comch_connection");
+	if (conn->state != COMCH_CONN_ESTABLISHED) {
+		SDK_LOG_ERR("%s: the connection is not established", func);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	link->conn = conn;
+	link->lost = false;
+	link->next = conn->fp_links;
+	conn->fp_links = link;
+	return DOCA_SUCCESS;
+}
+
+void comch_conn_fp_detach(struct comch_fp_link *link)
+{
+	struct comch_fp_link **pp;
+
+	if (link->conn == NULL)
+		return;
+	for (pp = &link->conn->fp_links; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == link) {
+			*pp = link->next;
+			break;
+		}
+	}
+	link->conn = NULL;
+	link->next = NULL;
+}
+
+bool comch_conn_fp_alive(struct comch_fp_link *link)
+{
+	struct pollfd pfd;
+
+	if (link->lost || link->conn == NULL || link->conn->state != COMCH_CONN_ESTABLISHED)
+		return false;
+	/* Only a hang-up is asked for: frames stay for the connection's context. */
+	pfd = (struct pollfd){.fd = link->conn->chan.fd, .events = POLLRDHUP};
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0) {
+		link->lost = true;
+		return false;
+	}
+	return true;
+}
+
+doca_error_t comch_conn_fp_send(struct comch_fp_link *link, uint16_t type, const void *payload, uint32_t len,
+				const int *fds, unsigned int nfds)
+{
+	if (!comch_conn_fp_alive(link))
+		return DOCA_ERROR_CONNECTION_RESET;
+	return comch_chan_send_fds(&link->conn->chan, type, payload, len, fds, nfds);
+}
+
+struct comch_remote_consumer *comch_conn_fp_consumer(struct comch_fp_link *link, uint32_t id)
+{
+	if (link->conn == NULL || link->lost)
+		return NULL;
+	return *conn_rconsumer_find(link->conn, id);
+}
+
+struct doca_dev *comch_conn_fp_dev(struct comch_fp_link *link)
+{
+	return link->conn == NULL ? NULL : link->conn->ep->ctx.dev;
 }
 
 /* ---- send task ---- */
@@ -497,6 +672,8 @@ static void server_conn_lost(struct doca_comch_server *server, struct doca_comch
 {
 	bool was_established = conn->state == COMCH_CONN_ESTABLISHED;
 
+	if (was_established)
+		conn_expire_consumers(conn);
 	conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
 	if (was_established && server->disconnect_cb != NULL)
 		server->disconnect_cb(&server->conn_event, conn, 1);
@@ -510,6 +687,7 @@ static bool server_on_frame(struct doca_comch_server *server, struct doca_comch_
 		if (f->type != COMCH_FRAME_HELLO) {
 			SDK_LOG_ERR_RL("comch server \"%s\": a client sent a %u frame before HELLO; dropped",
 				       server->ep.name, f->type);
+			frame_fds_close(f);
 			conn_kill(conn, DOCA_ERROR_CONNECTION_ABORTED);
 			return false;
 		}
@@ -520,6 +698,12 @@ static bool server_on_frame(struct doca_comch_server *server, struct doca_comch_
 	case COMCH_FRAME_MSG:
 		conn_deliver_msg(conn, f);
 		return true;
+	case COMCH_FRAME_CONSUMER_NEW:
+	case COMCH_FRAME_CONSUMER_GONE:
+		if (conn_on_consumer_frame(conn, f))
+			return conn->state == COMCH_CONN_ESTABLISHED;
+		server_conn_lost(server, conn);
+		return false;
 	case COMCH_FRAME_BYE:
 		SDK_LOG_DBG("comch server \"%s\": connection %u closed by the client", server->ep.name, conn->id);
 		server_conn_lost(server, conn);
@@ -619,7 +803,10 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 
 	server->num_conns = 0;
 	server->num_pending = 0;
-	status = comch_listener_open(&server->listener, server->ep.name);
+	status = softdoca_dev_rep_pcie_link(server->repr, &server->link);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = comch_listener_open(&server->listener, &server->link, server->ep.name);
 	if (status != DOCA_SUCCESS)
 		return status;
 	status = comch_watch_open(&server->ep.watch, ctx->pe);
@@ -685,7 +872,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 	if (now < client->next_try_ns)
 		return;
 	client->next_try_ns = now + COMCH_RETRY_NS;
-	status = comch_connect(client->ep.name, &fd, secret);
+	status = comch_connect(&client->link, client->ep.name, &fd, secret);
 	if (status != DOCA_SUCCESS) {
 		if (status != DOCA_ERROR_NOT_FOUND && status != DOCA_ERROR_AGAIN) {
 			softdoca_ctx_start_done(&client->ep.ctx, status);
@@ -693,8 +880,9 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 		}
 		if (!client->wait_explained && softdoca_explain_after_ms() != 0 &&
 		    now - client->start_ns > softdoca_explain_after_ms() * 1000000ull) {
-			SDK_LOG_WARN("comch client: no server \"%s\" in %s yet; still trying (is the server started?)",
-				     client->ep.name, comch_rendezvous_dir() ? comch_rendezvous_dir() : "?");
+			SDK_LOG_WARN("comch client: no server \"%s\" on PCIe function %s (rendezvous %s) yet; still "
+				     "trying (is the server started, on the representor of this function?)",
+				     client->ep.name, client->link.pci_addr, client->link.dir);
 			client->wait_explained = true;
 		}
 		return;
@@ -720,6 +908,7 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 		softdoca_ctx_start_done(&client->ep.ctx, reject_status(f->u.reject.reason));
 		return;
 	}
+	frame_fds_close(f);
 	if (f->type != COMCH_FRAME_WELCOME || f->u.welcome.max_msg_size == 0 ||
 	    f->u.welcome.max_msg_size > COMCH_MAX_MSG_SIZE) {
 		SDK_LOG_ERR("comch client: server \"%s\" answered HELLO with a bad %u frame", client->ep.name,
@@ -766,6 +955,13 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 			conn_deliver_msg(conn, &f);
 			continue;
 		}
+		if (status == DOCA_SUCCESS &&
+		    (f.type == COMCH_FRAME_CONSUMER_NEW || f.type == COMCH_FRAME_CONSUMER_GONE)) {
+			if (conn_on_consumer_frame(conn, &f))
+				continue;
+			status = DOCA_ERROR_INVALID_VALUE; /* logged: drop the connection */
+		}
+		conn_expire_consumers(conn);
 		if (status == DOCA_SUCCESS && f.type != COMCH_FRAME_BYE)
 			SDK_LOG_ERR("comch client: server \"%s\" sent an unexpected %u frame", client->ep.name, f.type);
 		conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
@@ -802,6 +998,9 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 
 	/* A start that failed during the handshake left its connection. */
 	ep_free_conns(&client->ep);
+	status = softdoca_dev_pcie_link(ctx->dev, &client->link);
+	if (status != DOCA_SUCCESS)
+		return status;
 	comch_watch_close(&client->ep.watch);
 	status = comch_watch_open(&client->ep.watch, ctx->pe);
 	if (status != DOCA_SUCCESS)
@@ -870,16 +1069,19 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 {
 	struct doca_comch_server *server;
 
+	struct softdoca_pcie_link link;
+
 	if (dev == NULL)
 		return null_arg(__func__, "dev");
-	/* Any representor is accepted for now: binding the server to the
-	 * representor's emulated PCIe link (its rendezvous directory) comes
-	 * with the representor seam. */
 	if (repr == NULL)
 		return null_arg(__func__, "repr");
 	if (comch_server == NULL)
 		return null_arg(__func__, "server output pointer");
 	if (comch_name_check(name, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	/* The server lives on the representor's PCIe function: it must be an
+	 * open representor (its link is taken again at start). */
+	if (softdoca_dev_rep_pcie_link(repr, &link) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	server = calloc(1, sizeof(*server));
 	if (server == NULL) {
@@ -1351,8 +1553,10 @@ doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinf
 	return cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
 }
 
-/* Every soft device can play either end until the DPU personality seam
- * says which devices are the BlueField's (server) and the host's (client). */
+/* The personality is fixed when a program is built (DOCA_ARCH_DPU in its
+ * headers), not known to the library at run time; as with representors
+ * (listed on any open soft device), every soft device can play either
+ * end: server (with a representor) and client both say yes. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
 {

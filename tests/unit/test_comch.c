@@ -34,6 +34,7 @@
 #include <doca_pe.h>
 
 #include "channel.h"
+#include "dev_rep.h"
 
 #define NAME "softdoca-comch-test"
 #define N_MSGS 2000
@@ -41,9 +42,36 @@
 #define TASKS 32
 
 static char dir[64];
-/* Any non-NULL representor is accepted until the representor seam. */
-static int fake_rep_storage;
-#define FAKE_REP ((struct doca_dev_rep *)&fake_rep_storage)
+static struct doca_dev *open_dev(void);
+
+/* The representor of the first soft device's PCI function, opened once:
+ * the server side of the function the clients' device (also the first)
+ * is the host end of. */
+static struct doca_dev_rep *test_rep(void)
+{
+	static struct doca_dev_rep *rep;
+	static struct doca_dev *dpu_dev;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	struct doca_devinfo_rep **list;
+	uint32_t n;
+
+	if (rep != NULL)
+		return rep;
+	dpu_dev = open_dev();
+	assert_non_null(dpu_dev);
+	assert_int_equal(doca_devinfo_get_pci_addr_str(doca_dev_as_devinfo(dpu_dev), pci), DOCA_SUCCESS);
+	assert_int_equal(doca_devinfo_rep_create_list(dpu_dev, DOCA_DEVINFO_REP_FILTER_NET, &list, &n), DOCA_SUCCESS);
+	for (uint32_t i = 0; i < n && rep == NULL; i++) {
+		uint8_t eq = 0;
+
+		if (doca_devinfo_rep_is_equal_pci_addr(list[i], pci, &eq) == DOCA_SUCCESS && eq)
+			assert_int_equal(doca_dev_rep_open(list[i], &rep), DOCA_SUCCESS);
+	}
+	doca_devinfo_rep_destroy_list(list);
+	assert_non_null(rep);
+	return rep;
+}
+#define TEST_REP test_rep()
 
 static uint64_t now_ms(void)
 {
@@ -216,7 +244,7 @@ static void srv_open(uint32_t max_msg)
 	S.dev = open_dev();
 	assert_non_null(S.dev);
 	assert_int_equal(doca_pe_create(&S.pe), DOCA_SUCCESS);
-	assert_int_equal(doca_comch_server_create(S.dev, FAKE_REP, NAME, &S.server), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(S.dev, TEST_REP, NAME, &S.server), DOCA_SUCCESS);
 	S.ctx = doca_comch_server_as_ctx(S.server);
 	assert_int_equal(doca_comch_server_set_max_msg_size(S.server, max_msg), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_task_send_set_conf(S.server, srv_sent, srv_send_err, 256), DOCA_SUCCESS);
@@ -504,7 +532,7 @@ static void test_limits_and_unsupported(void **state)
 	assert_int_equal(v, COMCH_MAX_NAME_LEN);
 	assert_int_equal(doca_comch_server_set_max_msg_size(S.server, 32), DOCA_ERROR_BAD_STATE); /* running */
 	/* A second server of the same name is refused while the first lives. */
-	assert_int_equal(doca_comch_server_create(S.dev, FAKE_REP, NAME, &dup), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(S.dev, TEST_REP, NAME, &dup), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(S.pe, doca_comch_server_as_ctx(dup)), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(dup)), DOCA_ERROR_IN_USE);
 	assert_int_equal(doca_comch_server_destroy(dup), DOCA_SUCCESS);
@@ -544,11 +572,13 @@ static void test_limits_and_unsupported(void **state)
 				 DOCA_ERROR_INVALID_VALUE);
 	}
 
-	/* The fast path says no, clearly. */
-	assert_int_equal(doca_comch_producer_cap_is_supported(doca_dev_as_devinfo(S.dev)), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_consumer_cap_is_supported(doca_dev_as_devinfo(S.dev)), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_producer_create(conn, &producer), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_comch_consumer_create(conn, NULL, &consumer), DOCA_ERROR_NOT_SUPPORTED);
+	/* The fast path is there; its DPA variants say no, clearly. */
+	assert_int_equal(doca_comch_producer_cap_is_supported(doca_dev_as_devinfo(S.dev)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_cap_is_supported(doca_dev_as_devinfo(S.dev)), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_create(conn, &producer), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(producer, 1), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_producer_destroy(producer), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_create(conn, NULL, &consumer), DOCA_ERROR_INVALID_VALUE);
 
 	assert_int_equal(cli_close(false), 0);
 	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
@@ -609,9 +639,11 @@ static bool dropped_within(int fd, uint64_t ms, uint8_t *first_frame, ssize_t *f
 
 static int raw_connect(uint8_t secret[COMCH_SECRET_LEN])
 {
+	struct softdoca_pcie_link link;
 	int fd = -1;
 
-	assert_int_equal(comch_connect(NAME, &fd, secret), DOCA_SUCCESS);
+	assert_int_equal(softdoca_dev_pcie_link(S.dev, &link), DOCA_SUCCESS);
+	assert_int_equal(comch_connect(&link, NAME, &fd, secret), DOCA_SUCCESS);
 	return fd;
 }
 
@@ -1006,11 +1038,13 @@ static void test_null_args(void **state)
 	(void)state;
 	assert_non_null(dev);
 	di = doca_dev_as_devinfo(dev);
-	assert_int_equal(doca_comch_server_create(NULL, FAKE_REP, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(NULL, TEST_REP, NAME, &srv), IV);
 	assert_int_equal(doca_comch_server_create(dev, NULL, NAME, &srv), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NULL, &srv), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, NULL), IV);
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, "", &srv), IV);
+	/* Not an open representor (never handed out): refused unread. */
+	assert_int_equal(doca_comch_server_create(dev, (struct doca_dev_rep *)dir, NAME, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NULL, &srv), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, NULL), IV);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, "", &srv), IV);
 	assert_int_equal(doca_comch_client_create(NULL, NAME, &cli), IV);
 	assert_int_equal(doca_comch_client_create(dev, NULL, &cli), IV);
 	assert_int_equal(doca_comch_client_create(dev, NAME, NULL), IV);
@@ -1040,7 +1074,7 @@ static void test_null_args(void **state)
 	assert_int_equal(doca_comch_cap_server_is_supported(di), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_cap_client_is_supported(di), DOCA_SUCCESS);
 
-	assert_int_equal(doca_comch_server_create(dev, FAKE_REP, NAME, &srv), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, &srv), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_client_create(dev, NAME, &cli), DOCA_SUCCESS);
 	assert_int_equal(doca_comch_server_set_max_msg_size(NULL, 64), IV);
 	assert_int_equal(doca_comch_server_set_max_msg_size(srv, 0), IV);
@@ -1065,13 +1099,13 @@ static void test_null_args(void **state)
 	assert_int_equal(doca_comch_server_get_device_repr(NULL, &rep), IV);
 	assert_int_equal(doca_comch_server_get_device_repr(srv, NULL), IV);
 	assert_int_equal(doca_comch_server_get_device_repr(srv, &rep), DOCA_SUCCESS);
-	assert_ptr_equal(rep, FAKE_REP);
+	assert_ptr_equal(rep, TEST_REP);
 	assert_int_equal(doca_comch_client_get_connection(NULL, &conn), IV);
 	assert_int_equal(doca_comch_client_get_connection(cli, NULL), IV);
-	assert_int_equal(doca_comch_server_disconnect(NULL, (struct doca_comch_connection *)&fake_rep_storage), IV);
+	assert_int_equal(doca_comch_server_disconnect(NULL, (struct doca_comch_connection *)dir), IV);
 	assert_int_equal(doca_comch_server_disconnect(srv, NULL), IV);
 	/* A pointer that is no connection of this server is refused unread. */
-	assert_int_equal(doca_comch_server_disconnect(srv, (struct doca_comch_connection *)&fake_rep_storage), IV);
+	assert_int_equal(doca_comch_server_disconnect(srv, (struct doca_comch_connection *)dir), IV);
 	assert_int_equal(doca_comch_server_task_send_set_conf(NULL, dummy_send_cb, dummy_send_cb, 4), IV);
 	assert_int_equal(doca_comch_client_task_send_set_conf(NULL, dummy_send_cb, dummy_send_cb, 4), IV);
 	assert_int_equal(doca_comch_server_task_send_alloc_init(NULL, NULL, "x", 1, &task), IV);

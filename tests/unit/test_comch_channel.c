@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <cmocka.h>
 
 #include "channel.h"
+#include "dev_rep.h"
 
 static uint8_t buf[COMCH_MAX_FRAME + 64];
 
@@ -92,7 +94,7 @@ static void test_bad_types_and_sizes(void **state)
 	(void)state;
 	memset(payload, 'x', sizeof(payload));
 	for (uint16_t t = 0; t < 20; t++) {
-		if (t >= COMCH_FRAME_HELLO && t <= COMCH_FRAME_BYE)
+		if (t >= COMCH_FRAME_HELLO && t <= COMCH_FRAME_CONSUMER_GONE)
 			continue;
 		assert_int_equal(parse(make(t, 1, payload, 4), &f), DOCA_ERROR_INVALID_VALUE);
 	}
@@ -111,6 +113,50 @@ static void test_bad_types_and_sizes(void **state)
 	assert_int_equal(parse(make(COMCH_FRAME_WELCOME, 1, payload, 9), &f), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(parse(make(COMCH_FRAME_REJECT, 1, payload, 3), &f), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(parse(make(COMCH_FRAME_REJECT, 1, payload, 4), &f), DOCA_SUCCESS);
+}
+
+/* CONSUMER_NEW: exactly its size, every field in range, reserved zero. */
+static void test_consumer_frames(void **state)
+{
+	struct comch_frame f;
+	uint8_t p[COMCH_CONSUMER_NEW_LEN + 1];
+	const struct {
+		uint32_t id, slots, size, imm;
+	} bad[] = {
+		{0, 4, 64, 0},
+		{1, 0, 64, 0},
+		{1, COMCH_FP_MAX_SLOTS + 1, 64, 0},
+		{1, 4, 0, 0},
+		{1, 4, COMCH_FP_MAX_BUF + 1, 0},
+		{1, 4, 64, COMCH_FP_MAX_IMM + 1},
+	};
+
+	(void)state;
+	comch_consumer_new_encode(p, 7, 4, 64, COMCH_FP_MAX_IMM);
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_NEW, 1, p, COMCH_CONSUMER_NEW_LEN), &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.consumer.id, 7);
+	assert_int_equal(f.u.consumer.slots, 4);
+	assert_int_equal(f.u.consumer.slot_size, 64);
+	assert_int_equal(f.u.consumer.imm_max, COMCH_FP_MAX_IMM);
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_NEW, 1, p, COMCH_CONSUMER_NEW_LEN - 1), &f),
+			 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_NEW, 1, p, COMCH_CONSUMER_NEW_LEN + 1), &f),
+			 DOCA_ERROR_INVALID_VALUE);
+	p[16] = 1; /* reserved */
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_NEW, 1, p, COMCH_CONSUMER_NEW_LEN), &f),
+			 DOCA_ERROR_INVALID_VALUE);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		comch_consumer_new_encode(p, bad[i].id, bad[i].slots, bad[i].size, bad[i].imm);
+		assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_NEW, 1, p, COMCH_CONSUMER_NEW_LEN), &f),
+				 DOCA_ERROR_INVALID_VALUE);
+	}
+	memset(p, 0, sizeof(p));
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_GONE, 1, p, 4), &f), DOCA_ERROR_INVALID_VALUE); /* id 0 */
+	p[0] = 9;
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_GONE, 1, p, 4), &f), DOCA_SUCCESS);
+	assert_int_equal(f.u.consumer.id, 9);
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_GONE, 1, p, 3), &f), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(parse(make(COMCH_FRAME_CONSUMER_GONE, 1, p, 5), &f), DOCA_ERROR_INVALID_VALUE);
 }
 
 static void test_hello(void **state)
@@ -191,20 +237,35 @@ static void test_name_check(void **state)
 	assert_int_equal(comch_name_check(name, "t"), DOCA_SUCCESS);
 }
 
-static void test_rendezvous_dir(void **state)
+/* A server's files live on its PCIe function's link: a client on that
+ * function finds it, whatever bytes its name holds; one on another
+ * function of the same host does not. */
+static void test_rendezvous_link(void **state)
 {
 	char tmpl[] = "/tmp/comch-test-XXXXXX";
+	const char *name = "a/../odd name:\\*?";
+	struct softdoca_pcie_link a, b;
+	struct comch_listener l;
+	uint8_t secret[COMCH_SECRET_LEN];
 	char *dir = mkdtemp(tmpl);
+	int fd = -1;
 
 	(void)state;
 	assert_non_null(dir);
 	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
-	assert_non_null(comch_rendezvous_dir());
-	assert_int_equal(chmod(dir, 0777), 0); /* others could pose as a server */
-	assert_null(comch_rendezvous_dir());
-	assert_int_equal(chmod(dir, 0700), 0);
-	assert_string_equal(comch_rendezvous_dir(), dir);
-	rmdir(dir);
+	memset(&a, 0, sizeof(a));
+	snprintf(a.pci_addr, sizeof(a.pci_addr), "0000:00:01.0");
+	snprintf(a.dir, sizeof(a.dir), "%s", dir);
+	b = a;
+	snprintf(b.pci_addr, sizeof(b.pci_addr), "0000:00:02.0");
+	assert_int_equal(comch_listener_open(&l, &a, name), DOCA_SUCCESS);
+	assert_non_null(strstr(l.sock_path, "/0000:00:01.0.comch-"));
+	assert_int_equal(comch_connect(&b, name, &fd, secret), DOCA_ERROR_NOT_FOUND);
+	assert_int_equal(comch_connect(&a, name, &fd, secret), DOCA_SUCCESS);
+	assert_memory_equal(secret, l.secret, COMCH_SECRET_LEN);
+	close(fd);
+	comch_listener_close(&l);
+	assert_int_equal(rmdir(dir), 0); /* the listener removed its files */
 }
 
 int main(void)
@@ -215,9 +276,10 @@ int main(void)
 		cmocka_unit_test(test_bad_header),
 		cmocka_unit_test(test_bad_types_and_sizes),
 		cmocka_unit_test(test_hello),
+		cmocka_unit_test(test_consumer_frames),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_name_check),
-		cmocka_unit_test(test_rendezvous_dir),
+		cmocka_unit_test(test_rendezvous_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
