@@ -216,8 +216,12 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
 	region->addr = mmap->addr;
 	region->len = mmap->len;
 	region->permissions = mmap->permissions;
+	region->pci = mmap->pci_import;
 	return DOCA_SUCCESS;
 }
+
+static doca_error_t region_check_range(const struct softdoca_mmap_region *region, uint64_t addr, uint64_t len,
+				       uint32_t need_perms);
 
 SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *region)
 {
@@ -234,8 +238,34 @@ SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *r
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
 							 uint64_t len, uint32_t need_perms, void **local)
 {
+	doca_error_t err;
+
 	if (region == NULL || region->mmap == NULL || local == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "region check: region not held or NULL output");
+	if (region->pci != NULL)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "memory region %llu lives in another process (created from a PCI export); this engine "
+			    "cannot reach it",
+			    (unsigned long long)region->mmap->region.id);
+	err = region_check_range(region, addr, len, need_perms);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*local = (void *)(uintptr_t)addr;
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check_pci(const struct softdoca_mmap_region *region, uint64_t addr,
+							     uint64_t len, uint32_t need_perms)
+{
+	if (region == NULL || region->mmap == NULL || region->pci == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI region check: region not held or not from a PCI export");
+	return region_check_range(region, addr, len, need_perms);
+}
+
+/* Range and permission of a remote access to a held region. */
+static doca_error_t region_check_range(const struct softdoca_mmap_region *region, uint64_t addr, uint64_t len,
+				       uint32_t need_perms)
+{
 	/* Written so that nothing can overflow. */
 	if (addr < region->addr || len > region->len || addr - region->addr > region->len - len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE,
@@ -246,7 +276,6 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mm
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
 			    "remote access needs permission 0x%x but the memory region grants only 0x%x",
 			    need_perms, region->permissions);
-	*local = (void *)(uintptr_t)addr;
 	return DOCA_SUCCESS;
 }
 
@@ -790,12 +819,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap, dev or an output pointer is NULL");
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (mmap->pci_import != NULL)
-		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
-			    "re-exporting an mmap created from a PCI export over RDMA (the zero-copy path) is not "
-			    "supported by softdoca yet; export the memory with doca_mmap_export_rdma in the process "
-			    "that owns it");
-	if (mmap->from_export)
+	/* An mmap from a PCI export may be re-exported (the zero-copy path:
+	 * RDMA peers reach the host's memory through this side). */
+	if (mmap->from_export && mmap->pci_import == NULL)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
 	if (!mmap->started)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap must be started before it is exported");
@@ -1036,8 +1062,8 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or permissions is NULL");
 	if (mmap->pci_import != NULL)
 		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
-			    "mmap was created from a PCI export; using host memory in RDMA tasks on this side (the "
-			    "zero-copy path) is not supported by softdoca yet");
+			    "mmap was created from a PCI export; softdoca cannot use it as the local buffer of an RDMA "
+			    "task yet (re-export it with doca_mmap_export_rdma and let the peer read or write it)");
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was created from an export; a local mmap is needed");
 	if (!mmap->started)

@@ -750,6 +750,16 @@ out:
 	return err;
 }
 
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_pci_copy(const struct softdoca_mmap_region *region, uint64_t addr,
+							    void *buf, size_t len, bool to_region)
+{
+	if (region == NULL || region->pci == NULL || (buf == NULL && len > 0))
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI region copy: not a PCI region, or NULL buffer");
+	if (len == 0)
+		return DOCA_SUCCESS;
+	return core_pci_import_copy(region->pci, addr, buf, len, to_region);
+}
+
 /* ------------------------------------------------------------------ */
 /* Copies between any two mmaps (the DMA engine)                        */
 
