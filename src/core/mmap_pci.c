@@ -43,9 +43,10 @@ SDK_LOG_REGISTER(MMAP_PCI)
 /* How long a revoke waits for importer copies in flight to finish. */
 #define REVOKE_WAIT_NS 2000000000LL
 #define REVOKE_POLL_NS 20000L
-/* Largest piece of one process_vm call, and the bounce buffer of a copy
+/* Largest piece of one process_vm call (a revoke is noticed between
+ * pieces, well within REVOKE_WAIT_NS), and the bounce buffer of a copy
  * between two imported mmaps. */
-#define COPY_CHUNK (1u << 30)
+#define COPY_CHUNK (16u << 20)
 #define BOUNCE_LEN 16384u
 
 #define PCI_READ_FLAGS (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
@@ -531,7 +532,9 @@ static doca_error_t import_open_table_fd(const struct softdoca_pci_desc *d, int 
 	int fd, seals;
 
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", d->pid, d->table_fd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	/* The fd number is the descriptor's word: whatever it names must not
+	 * block us or become our terminal before we see it is no table. */
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		log_ptrace_refused(d->pid, "access to the export table", errno);
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -702,11 +705,17 @@ static doca_error_t import_vm_error(const struct core_pci_import *im, int err, u
 	}
 }
 
-/* The copy itself; partial transfers (page by page) continue. */
+/* The copy itself; partial transfers (page by page) continue, and a
+ * revoke between pieces stops it. */
 static doca_error_t import_vm_copy(const struct core_pci_import *im, uint64_t remote, char *local, size_t len,
 				   bool to_remote)
 {
 	while (len > 0) {
+		if (atomic_load(&im->slot->id) != im->d.slot_id) {
+			SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "PCI copy stopped: process %u revoked the export meanwhile",
+				   im->d.pid);
+			return DOCA_ERROR_NOT_FOUND;
+		}
 		size_t n = len < COPY_CHUNK ? len : COPY_CHUNK;
 		struct iovec l = {.iov_base = local, .iov_len = n};
 		struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = n};

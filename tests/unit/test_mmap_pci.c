@@ -772,6 +772,110 @@ static void test_sync_event_export_rules(void **state)
 	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
 }
 
+/* ---- context mode on the importer (the remote_pci sample's async mode) ---- */
+
+static int se_done, se_failed;
+static doca_error_t se_status;
+
+static void se_cb_add(struct doca_sync_event_task_notify_add *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	se_status = doca_task_get_status(doca_sync_event_task_notify_add_as_doca_task(t));
+	se_failed += se_status != DOCA_SUCCESS;
+	se_done++;
+	doca_task_free(doca_sync_event_task_notify_add_as_doca_task(t));
+}
+
+static void se_cb_wait(struct doca_sync_event_task_wait_eq *t, union doca_data tu, union doca_data cu)
+{
+	(void)tu;
+	(void)cu;
+	se_status = doca_task_get_status(doca_sync_event_task_wait_eq_as_doca_task(t));
+	se_failed += se_status != DOCA_SUCCESS;
+	se_done++;
+	doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(t));
+}
+
+static bool se_progress_until(struct doca_pe *pe, int want)
+{
+	for (int i = 0; i < 2000000 && se_done < want; i++)
+		(void)doca_pe_progress(pe);
+	return se_done >= want;
+}
+
+static void test_sync_event_ctx_mode(void **state)
+{
+	struct doca_dev *dev = open_dev();
+	struct doca_sync_event *ev, *imp;
+	struct doca_sync_event_task_notify_add *add;
+	struct doca_sync_event_task_wait_eq *wait;
+	struct doca_pe *pe;
+	struct doca_ctx *ctx;
+	const uint8_t *desc;
+	size_t len;
+	uint64_t fetched = 0, v = 0;
+	union doca_data ud = {.u64 = 0};
+	enum doca_ctx_states st;
+
+	(void)state;
+	se_done = se_failed = 0;
+	assert_non_null(dev);
+	assert_int_equal(doca_sync_event_create(&ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_add_publisher_location_remote_pci(ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_add_subscriber_location_cpu(ev, dev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_start(ev), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_update_set(ev, 3), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_export_to_remote_pci(ev, dev, &desc, &len), DOCA_SUCCESS);
+
+	assert_int_equal(doca_sync_event_create_from_export(dev, desc, len, &imp), DOCA_SUCCESS);
+	ctx = doca_sync_event_as_ctx(imp);
+	assert_non_null(ctx);
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_task_notify_add_set_conf(imp, se_cb_add, se_cb_add, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_task_wait_eq_set_conf(imp, se_cb_wait, se_cb_wait, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(ctx), DOCA_SUCCESS);
+
+	/* notify_add on the importer changes the exporter's value. */
+	assert_int_equal(doca_sync_event_task_notify_add_alloc_init(imp, 4, &fetched, ud, &add), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_sync_event_task_notify_add_as_doca_task(add)), DOCA_SUCCESS);
+	assert_true(se_progress_until(pe, 1));
+	assert_int_equal(se_failed, 0);
+	assert_int_equal(fetched, 3);
+	assert_int_equal(doca_sync_event_get(ev, &v), DOCA_SUCCESS);
+	assert_int_equal(v, 7);
+
+	/* A wait_eq task completes once the exporter sets the value. */
+	assert_int_equal(doca_sync_event_task_wait_eq_alloc_init(imp, 100, UINT64_MAX, ud, &wait), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(wait)), DOCA_SUCCESS);
+	for (int i = 0; i < 1000; i++)
+		(void)doca_pe_progress(pe);
+	assert_int_equal(se_done, 1);
+	assert_int_equal(doca_sync_event_update_set(ev, 100), DOCA_SUCCESS);
+	assert_true(se_progress_until(pe, 2));
+	assert_int_equal(se_failed, 0);
+
+	/* A wait parked when the exporter revokes fails, no hang. */
+	assert_int_equal(doca_sync_event_task_wait_eq_alloc_init(imp, 5, UINT64_MAX, ud, &wait), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(wait)), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_stop(ev), DOCA_SUCCESS);
+	assert_true(se_progress_until(pe, 3));
+	assert_int_equal(se_status, DOCA_ERROR_NOT_FOUND);
+
+	assert_int_equal(doca_ctx_stop(ctx), DOCA_SUCCESS);
+	for (int i = 0; i < 100000; i++) {
+		assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
+		if (st == DOCA_CTX_STATE_IDLE)
+			break;
+		(void)doca_pe_progress(pe);
+	}
+	assert_int_equal(doca_sync_event_destroy(imp), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+	assert_int_equal(doca_sync_event_destroy(ev), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -786,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_ptrace_refused),
 		cmocka_unit_test(test_sync_event),
 		cmocka_unit_test(test_sync_event_export_rules),
+		cmocka_unit_test(test_sync_event_ctx_mode),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
