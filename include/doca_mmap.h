@@ -130,9 +130,13 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 
 /* Build a started mmap for the memory a peer exported with
  * doca_mmap_export_rdma(); usable at once as the remote side of RDMA tasks.
+ * Or, from a doca_mmap_export_pci() descriptor of another process on this
+ * host: an mmap whose bufs DMA memcpy tasks read and write in that process.
  * user_data may be NULL. The descriptor is checked strictly.
  * Errors: INVALID_VALUE (NULL, malformed descriptor), UNSUPPORTED_VERSION
- * (descriptor from a newer softdoca), NO_MEMORY. */
+ * (descriptor from a newer softdoca), NO_MEMORY; for PCI exports also
+ * NOT_FOUND (exporter exited or export revoked) and NOT_PERMITTED (the
+ * kernel refuses ptrace access to the exporter). */
 DOCA_STABLE
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap);
@@ -145,7 +149,17 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 DOCA_STABLE
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
 
-/* PCI export: not available on soft devices; returns NOT_SUPPORTED. */
+/* PCI export to another process of this host (the "DPU" side): a
+ * descriptor for doca_mmap_create_from_export() there; the importer's DMA
+ * copies reach this memory with process_vm_readv/writev (needs ptrace
+ * permission: same user, kernel.yama.ptrace_scope 0 or CAP_SYS_PTRACE).
+ * The mmap must be started with DOCA_ACCESS_FLAG_PCI_READ_ONLY (importer
+ * reads) or DOCA_ACCESS_FLAG_PCI_READ_WRITE (reads and writes); stop and
+ * destroy revoke the export and wait for copies in flight. An mmap created
+ * from a PCI export cannot be re-exported with doca_mmap_export_rdma nor
+ * used by RDMA tasks yet (NOT_SUPPORTED).
+ * Errors: INVALID_VALUE (NULL), NOT_PERMITTED (not started, from export,
+ * no PCI permission), NOT_FOUND (dev not added), FULL (1024 exports live). */
 DOCA_STABLE
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len);
@@ -193,11 +207,11 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 DOCA_STABLE
 doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
 
-/* PCI export capability: always 0 on soft devices. */
+/* PCI export capability: 1 (to another process of this host). */
 DOCA_STABLE
 doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export);
 
-/* Create-from-PCI-export capability: always 0 on soft devices. */
+/* Create-from-PCI-export capability: 1 (from another process of this host). */
 DOCA_STABLE
 doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
 							       uint8_t *from_export);

@@ -32,8 +32,9 @@
  *
  * Thread rules: configuration, start, stop and destroy from one thread at a
  * time. get, update and wait may run on several threads at once on a
- * started event. PCI, DPA and GPU locations and handles are not available
- * on soft devices (DOCA_ERROR_NOT_SUPPORTED).
+ * started event. DPA and GPU locations and handles are not available on
+ * soft devices (DOCA_ERROR_NOT_SUPPORTED). remote_pci means another
+ * process of this host: the exported value lives in shared memory.
  */
 #ifndef DOCA_SYNC_EVENT_H_
 #define DOCA_SYNC_EVENT_H_
@@ -139,11 +140,14 @@ doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event, struct doca_dev *dev);
 
-/* Not available on soft devices: DOCA_ERROR_NOT_SUPPORTED. */
+/* A peer process of this host (see doca_sync_event_export_to_remote_pci).
+ * Errors: as add_publisher_location_cpu. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event);
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event);
+
+/* Not available on soft devices: DOCA_ERROR_NOT_SUPPORTED. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event, struct doca_dpa *dpa);
 DOCA_EXPERIMENTAL
@@ -247,19 +251,37 @@ doca_error_t doca_sync_event_cap_remote_net_is_create_from_export_supported(cons
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event);
 
-/* ---- PCI, DPA and GPU: not available on soft devices ------------------ */
+/* ---- PCI: another process of this host -------------------------------- */
 
-/* The cap queries answer DOCA_ERROR_NOT_SUPPORTED; the others fail with it. */
+/* Export a started event with a remote_pci location to a process of this
+ * host. Its value moves into shared memory; get, update and wait (and the
+ * tasks) on either side act on the same value, atomically. Waits on an
+ * exported event poll every millisecond. Stop and destroy revoke.
+ * Errors: INVALID_VALUE (NULL), BAD_STATE (not started), NOT_PERMITTED (no
+ * remote_pci location, or from export), NOT_SUPPORTED (value in caller
+ * memory: set_addr / set_doca_buf), FULL (1024 exports live). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
 						  const uint8_t **data, size_t *sz);
+/* DOCA_SUCCESS on every soft device. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
+/* An event acting on the exporter's value, configured already: start it
+ * (or run it as a context) and use it; destroy it when done. Operations
+ * fail with CONNECTION_ABORTED once the exporter exited and NOT_FOUND
+ * once it revoked the export. Errors: INVALID_VALUE (NULL, malformed or
+ * not a sync event PCI descriptor), UNSUPPORTED_VERSION, NOT_FOUND
+ * (exporter gone, export revoked), NOT_PERMITTED (ptrace access refused). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 						struct doca_sync_event **event);
+/* DOCA_SUCCESS on every soft device. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
+
+/* ---- DPA and GPU: not available on soft devices ---------------------- */
+
+/* The cap queries answer DOCA_ERROR_NOT_SUPPORTED; the others fail with it. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
 					    doca_dpa_dev_sync_event_t *dpa_dev_se_handle);

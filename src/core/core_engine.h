@@ -51,6 +51,11 @@ struct softdoca_mmap_region {
 	uint64_t addr;		/* local address of the exported range */
 	uint64_t len;
 	uint32_t permissions;	/* doca_access_flag bits */
+	/* Non-NULL: the mmap was created from a PCI export, so the range is
+	 * another process's memory (the host's, seen from the DPU side). It
+	 * is reached only with softdoca_mmap_region_pci_copy;
+	 * softdoca_mmap_region_check refuses it. */
+	void *pci;
 };
 
 /* Find the exported, started mmap with this id and secret and hold it.
@@ -70,6 +75,20 @@ SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *r
  * missing). */
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
 							 uint64_t len, uint32_t need_perms, void **local);
+
+/* For a region with pci set: the checks of softdoca_mmap_region_check,
+ * without a local address (there is none). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check_pci(const struct softdoca_mmap_region *region, uint64_t addr,
+							     uint64_t len, uint32_t need_perms);
+
+/* Copy len bytes between [addr, addr + len) of a held PCI region and buf
+ * (to_region: write the region), with the exporter's own range and
+ * permission checks and its revocation (process_vm_readv/writev).
+ * Errors: INVALID_VALUE (not a PCI region, out of range),
+ * NOT_PERMITTED (the export or the kernel refuses), NOT_FOUND (the
+ * export was revoked), CONNECTION_ABORTED (the exporter exited). */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_pci_copy(const struct softdoca_mmap_region *region, uint64_t addr,
+							    void *buf, size_t len, bool to_region);
 
 /* The name of one doca_access_flag bit, for log lines (the RDMA layer
  * uses it too). */

@@ -17,6 +17,7 @@
 #include "dev.h"
 #include "bad_state.h"
 #include "mmap.h"
+#include "mmap_pci.h"
 #include "live.h"
 #include "registry.h"
 #include "secret.h"
@@ -62,6 +63,11 @@ struct doca_mmap {
 
 	/* What a from-export mmap grants. */
 	struct softdoca_mmap_desc remote;
+
+	/* PCI export of a local mmap, and the import behind an mmap created
+	 * from a PCI export (mmap_pci.c). */
+	struct core_pci_export pci_export;
+	struct core_pci_import *pci_import;
 };
 
 _Static_assert(SOFTDOCA_MMAP_SECRET_LEN == CORE_REGISTRY_SECRET_LEN, "one secret length");
@@ -139,12 +145,15 @@ static struct doca_mmap *mmap_alloc(uint32_t max_devs)
 	return mmap;
 }
 
+static void mmap_pci_free(struct doca_mmap *mmap);
+
 static void mmap_free(struct doca_mmap *mmap)
 {
 	uint32_t i;
 
 	for (i = 0; i < mmap->num_devs; i++)
 		softdoca_dev_release(mmap->devs[i]);
+	mmap_pci_free(mmap);
 	free(mmap->desc);
 	free(mmap->devs);
 	free(mmap);
@@ -235,8 +244,12 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_lookup(uint64_t region_id,
 	region->addr = mmap->addr;
 	region->len = mmap->len;
 	region->permissions = mmap->permissions;
+	region->pci = mmap->pci_import;
 	return DOCA_SUCCESS;
 }
+
+static doca_error_t region_check_range(const struct softdoca_mmap_region *region, uint64_t addr, uint64_t len,
+				       uint32_t need_perms);
 
 SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *region)
 {
@@ -253,8 +266,34 @@ SOFTDOCA_EXPORT void softdoca_mmap_region_release(struct softdoca_mmap_region *r
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mmap_region *region, uint64_t addr,
 							 uint64_t len, uint32_t need_perms, void **local)
 {
+	doca_error_t err;
+
 	if (region == NULL || region->mmap == NULL || local == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "region check: region not held or NULL output");
+	if (region->pci != NULL)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "memory region %llu lives in another process (created from a PCI export); this engine "
+			    "cannot reach it",
+			    (unsigned long long)region->mmap->region.id);
+	err = region_check_range(region, addr, len, need_perms);
+	if (err != DOCA_SUCCESS)
+		return err;
+	*local = (void *)(uintptr_t)addr;
+	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check_pci(const struct softdoca_mmap_region *region, uint64_t addr,
+							     uint64_t len, uint32_t need_perms)
+{
+	if (region == NULL || region->mmap == NULL || region->pci == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI region check: region not held or not from a PCI export");
+	return region_check_range(region, addr, len, need_perms);
+}
+
+/* Range and permission of a remote access to a held region. */
+static doca_error_t region_check_range(const struct softdoca_mmap_region *region, uint64_t addr, uint64_t len,
+				       uint32_t need_perms)
+{
 	/* Written so that nothing can overflow. */
 	if (addr < region->addr || len > region->len || addr - region->addr > region->len - len)
 		return FAIL(DOCA_ERROR_INVALID_VALUE,
@@ -265,7 +304,6 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_check(const struct softdoca_mm
 		return FAIL(DOCA_ERROR_NOT_PERMITTED,
 			    "remote access needs permission 0x%x but the memory region grants only 0x%x",
 			    need_perms, region->permissions);
-	*local = (void *)(uintptr_t)addr;
 	return DOCA_SUCCESS;
 }
 
@@ -470,6 +508,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 static void mmap_stop_now(struct doca_mmap *mmap)
 {
 	region_unregister(mmap);
+	core_pci_export_revoke(&mmap->pci_export);
 	mmap->started = false;
 }
 
@@ -760,7 +799,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or exported is NULL");
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	*exported = mmap->region.registered ? 1 : 0;
+	*exported = mmap->region.registered || mmap->pci_export.live ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 
@@ -780,7 +819,7 @@ doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *de
 {
 	if (devinfo == NULL || mmap_export == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "devinfo or mmap_export is NULL");
-	*mmap_export = 0; /* soft devices have no PCI export */
+	*mmap_export = 1; /* to another process of this host (mmap_pci.c) */
 	return DOCA_SUCCESS;
 }
 
@@ -790,7 +829,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 {
 	if (devinfo == NULL || from_export == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "devinfo or from_export is NULL");
-	*from_export = 0;
+	*from_export = 1;
 	return DOCA_SUCCESS;
 }
 
@@ -807,7 +846,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap, dev or an output pointer is NULL");
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (mmap->from_export)
+	/* An mmap from a PCI export may be re-exported (the zero-copy path:
+	 * RDMA peers reach the host's memory through this side). */
+	if (mmap->from_export && mmap->pci_import == NULL)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
 	if (!mmap->started)
 		return softdoca_lifecycle_refuse(DOCA_ERROR_NOT_PERMITTED, __func__, "mmap", mmap_state(mmap), "started",
@@ -829,6 +870,9 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data, const void *export_desc,
+						size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap);
+
 DOCA_STABLE
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
@@ -839,6 +883,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 
 	if (export_desc == NULL || dev == NULL || mmap == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "export_desc, dev or mmap is NULL");
+	if (core_pci_desc_is_pci(export_desc, export_desc_len))
+		return mmap_create_from_pci_export(user_data, export_desc, export_desc_len, dev, mmap);
 	err = softdoca_mmap_desc_parse(export_desc, export_desc_len, &d);
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -872,19 +918,118 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 }
 
 /* ------------------------------------------------------------------ */
-/* Not available in softdoca                                            */
+/* PCI export to another process of this host (mmap_pci.c)              */
 
 DOCA_STABLE
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev, const void **export_desc,
 				  size_t *export_desc_len)
 {
-	(void)mmap;
-	(void)dev;
-	(void)export_desc;
-	(void)export_desc_len;
-	return FAIL(DOCA_ERROR_NOT_SUPPORTED, "PCI mmap export is not supported on soft devices; use "
-					      "doca_mmap_export_rdma");
+	doca_error_t err;
+
+	if (mmap == NULL || dev == NULL || export_desc == NULL || export_desc_len == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap, dev or an output pointer is NULL");
+	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (mmap->from_export)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "an mmap created from an export cannot be exported");
+	if (!mmap->started)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "mmap must be started before it is exported");
+	if ((mmap->permissions & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)) == 0)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "mmap permissions 0x%x grant no PCI access; set DOCA_ACCESS_FLAG_PCI_READ_ONLY or "
+			    "DOCA_ACCESS_FLAG_PCI_READ_WRITE before start",
+			    mmap->permissions);
+	if (mmap_find_dev(mmap, dev) < 0)
+		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to this mmap");
+	if (!mmap->pci_export.live) {
+		err = core_pci_export_publish(&mmap->pci_export, SOFTDOCA_PCI_KIND_MMAP, mmap->permissions,
+					      (uint64_t)mmap->addr, (uint64_t)mmap->len);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	*export_desc = mmap->pci_export.desc;
+	*export_desc_len = SOFTDOCA_PCI_DESC_LEN;
+	return DOCA_SUCCESS;
 }
+
+/* doca_mmap_create_from_export for a PCI export descriptor: an mmap whose
+ * memory lives in the exporting process. */
+static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data, const void *export_desc,
+						size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
+{
+	struct softdoca_pci_desc d;
+	struct core_pci_import *im;
+	struct doca_mmap *new_mmap;
+	doca_error_t err;
+
+	err = softdoca_pci_desc_parse(export_desc, export_desc_len, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (d.kind != SOFTDOCA_PCI_KIND_MMAP)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "PCI export descriptor is for a sync event, not an mmap (doca_sync_event_create_from_export)");
+	err = core_pci_import_open(&d, &im);
+	if (err != DOCA_SUCCESS)
+		return err;
+	new_mmap = mmap_alloc(1);
+	if (new_mmap == NULL) {
+		core_pci_import_close(im);
+		return FAIL(DOCA_ERROR_NO_MEMORY, "failed to allocate an mmap");
+	}
+	new_mmap->pci_import = im;
+	if (softdoca_live_add(new_mmap, SOFTDOCA_LIVE_MMAP) != DOCA_SUCCESS) {
+		mmap_free(new_mmap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	new_mmap->from_export = true;
+	new_mmap->addr = (uintptr_t)d.addr;
+	new_mmap->len = (size_t)d.len;
+	new_mmap->range_set = true;
+	new_mmap->permissions = d.permissions;
+	new_mmap->devs[0] = dev;
+	new_mmap->num_devs = 1;
+	softdoca_dev_hold(dev);
+	if (user_data != NULL)
+		new_mmap->user_data = *user_data;
+	new_mmap->started = true;
+	new_mmap->ever_started = true;
+	*mmap = new_mmap;
+	return DOCA_SUCCESS;
+}
+
+/* Last reference gone: give up the export slot or the import. */
+static void mmap_pci_free(struct doca_mmap *mmap)
+{
+	core_pci_export_close(&mmap->pci_export);
+	core_pci_import_close(mmap->pci_import);
+	mmap->pci_import = NULL;
+}
+
+struct core_pci_import *core_mmap_pci_import(const struct doca_mmap *mmap)
+{
+	return mmap == NULL ? NULL : mmap->pci_import;
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_dma_check(const struct doca_mmap *mmap, bool write)
+{
+	if (mmap == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "dma: buffer has no mmap (released?)");
+	if (mmap->pci_import == NULL && mmap->from_export)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "dma: the buffer's mmap was created from an RDMA export; DMA reaches only local memory "
+			    "and PCI exports (use an RDMA read/write task)");
+	if (mmap->pci_import == NULL)
+		return DOCA_SUCCESS;
+	if (write && (mmap->permissions & DOCA_ACCESS_FLAG_PCI_READ_WRITE) == 0)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "dma: the destination is a PCI export granted 0x%x; writing needs "
+			    "DOCA_ACCESS_FLAG_PCI_READ_WRITE at the exporter",
+			    mmap->permissions);
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Not available in softdoca                                            */
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_dev_get_dpa_handle(struct doca_mmap *mmap, const struct doca_dev *dev,
@@ -926,6 +1071,10 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *m
 {
 	if (mmap == NULL || info == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or info is NULL");
+	if (mmap->pci_import != NULL)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "mmap was created from a PCI export; RDMA tasks need an mmap from an RDMA export "
+			    "(doca_mmap_export_rdma)");
 	if (!mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was not created from an export; a remote mmap is needed");
 	if (!mmap->started)
@@ -939,6 +1088,10 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 {
 	if (mmap == NULL || permissions == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or permissions is NULL");
+	if (mmap->pci_import != NULL)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "mmap was created from a PCI export; softdoca cannot use it as the local buffer of an RDMA "
+			    "task yet (re-export it with doca_mmap_export_rdma and let the peer read or write it)");
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was created from an export; a local mmap is needed");
 	if (!mmap->started)

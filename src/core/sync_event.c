@@ -11,6 +11,11 @@
  * generation is unchanged, so no update between check and sleep is lost.
  * Sleeps are bounded anyway: when the value lives in caller memory
  * (set_addr, set_doca_buf) writes may bypass this code entirely.
+ *
+ * PCI export (to another process of this host): the value moves into a
+ * cell of the exporter's shared export table (mmap_pci.h), which the
+ * importer maps too; both sides update it with the same atomics and poll
+ * it while waiting, as for a value in caller memory.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,6 +40,7 @@
 #include "live.h"
 #include "log_internal.h"
 #include "mmap.h"
+#include "mmap_pci.h"
 #include "secret.h"
 #include "registry.h"
 #include "sync_event.h"
@@ -68,6 +74,7 @@ enum se_location {
 	SE_LOC_NONE = 0,
 	SE_LOC_CPU,
 	SE_LOC_REMOTE_NET,
+	SE_LOC_REMOTE_PCI,
 };
 
 enum se_cond {
@@ -167,6 +174,12 @@ struct doca_sync_event {
 	/* Export: reachable by event id and secret. */
 	struct core_registry_entry reg;
 	uint8_t desc[SOFTDOCA_SYNC_EVENT_DESC_LEN]; /* last descriptor handed out */
+
+	/* PCI export (the value lives in its shared cell once exported), or
+	 * the import behind an event created from a PCI export. */
+	struct core_pci_export pci_export;
+	bool pci_value; /* value points at pci_export's cell */
+	struct core_pci_import *pci_import;
 };
 
 struct doca_sync_event_remote_net {
@@ -228,6 +241,8 @@ static const char *se_location_name(enum se_location loc)
 		return "cpu";
 	case SE_LOC_REMOTE_NET:
 		return "remote_net";
+	case SE_LOC_REMOTE_PCI:
+		return "remote_pci";
 	}
 	return "unknown";
 }
@@ -377,6 +392,7 @@ static void se_deactivate(struct doca_sync_event *ev)
 	const struct timespec pause = {.tv_sec = 0, .tv_nsec = STOP_POLL_NS};
 
 	table_remove(ev);
+	core_pci_export_revoke(&ev->pci_export);
 	atomic_store(&ev->active, false);
 	atomic_fetch_add(&ev->gen, 1);
 	futex_wake_all(&ev->gen);
@@ -569,12 +585,21 @@ static doca_error_t se_export_new(struct doca_sync_event *ev)
 /* ------------------------------------------------------------------ */
 /* Waiting                                                              */
 
+/* An imported event whose exporter exited (CONNECTION_ABORTED) or revoked
+ * the export (NOT_FOUND): its waits could never be satisfied. Logged by
+ * core_pci_import_check. */
+static doca_error_t se_pci_import_lost(const struct doca_sync_event *ev, const char *op)
+{
+	return core_pci_import_check(ev->pci_import, op);
+}
+
 /* Sleep on the generation counter until the condition holds or the event
  * is stopped. The caller is counted in ev->waiters. */
 static doca_error_t se_wait_loop(struct doca_sync_event *ev, enum se_cond cond, uint64_t value, uint64_t mask,
 				 bool yield)
 {
 	long sleep_ns = ev->external_value ? WAIT_SLEEP_EXTERNAL_NS : WAIT_SLEEP_NS;
+	doca_error_t status;
 	unsigned int i, g;
 
 	/* Most waits are short: poll a little before paying for a sleep. */
@@ -592,6 +617,8 @@ static doca_error_t se_wait_loop(struct doca_sync_event *ev, enum se_cond cond, 
 			return DOCA_SUCCESS;
 		if (!atomic_load(&ev->active))
 			return DOCA_ERROR_BAD_STATE;
+		if (ev->pci_import != NULL && (status = se_pci_import_lost(ev, "sync event wait")) != DOCA_SUCCESS)
+			return status;
 		/* Announce the sleep before the kernel re-checks g: an updater
 		 * that misses the count has already changed g. */
 		atomic_fetch_add(&ev->sleepers, 1);
@@ -618,7 +645,7 @@ static doca_error_t se_wait(struct doca_sync_event *ev, enum se_cond cond, uint6
 		status = se_bad_state(ev, op, "started", "wait only on a started sync event");
 	} else {
 		status = se_wait_loop(ev, cond, value, mask, yield);
-		if (status != DOCA_SUCCESS)
+		if (status == DOCA_ERROR_BAD_STATE)
 			SDK_LOG_ERR("%s: sync event was stopped while waiting", op);
 	}
 	/* Last access to the event: stop may free it right after. */
@@ -729,6 +756,8 @@ static unsigned int se_task_execute(struct doca_sync_event *ev, struct doca_task
 {
 	doca_error_t status = se_task_validate(task);
 
+	if (status == DOCA_SUCCESS && ev->pci_import != NULL)
+		status = core_pci_import_check(ev->pci_import, "sync event task");
 	if (status != DOCA_SUCCESS) {
 		softdoca_task_complete(task, status);
 		return 1;
@@ -780,16 +809,37 @@ static unsigned int se_poll_waits(struct doca_sync_event *ev)
 	return done;
 }
 
+/* Complete every parked wait with status (an imported event's exporter is
+ * gone). */
+static unsigned int se_fail_waits(struct doca_sync_event *ev, doca_error_t status)
+{
+	struct doca_task *task, *next;
+	unsigned int done = 0;
+
+	for (task = ev->pending_waits; task != NULL; task = next) {
+		next = task->next;
+		atomic_fetch_sub(&ev->num_pending_waits, 1);
+		softdoca_task_complete(task, status);
+		done++;
+	}
+	ev->pending_waits = NULL;
+	return done;
+}
+
 static unsigned int se_ctx_progress(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *ev = se_from_ctx(ctx);
 	struct doca_task *task, *next;
 	unsigned int done = 0;
+	doca_error_t status;
 
 	for (task = se_queue_take_all(ev); task != NULL; task = next) {
 		next = task->next;
 		done += se_task_execute(ev, task);
 	}
+	if (ev->pending_waits != NULL && ev->pci_import != NULL &&
+	    (status = se_pci_import_lost(ev, "sync event wait task")) != DOCA_SUCCESS)
+		done += se_fail_waits(ev, status);
 	if (ev->pending_waits != NULL)
 		done += se_poll_waits(ev);
 	return done;
@@ -963,6 +1013,8 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	return DOCA_SUCCESS;
 }
 
+static void se_pci_free(struct doca_sync_event *ev);
+
 static void se_drop_value_buf(struct doca_sync_event *ev)
 {
 	if (ev->value_buf != NULL) {
@@ -993,6 +1045,7 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 	if (event->subscriber_dev != NULL)
 		softdoca_dev_release(event->subscriber_dev);
 	se_drop_value_buf(event);
+	se_pci_free(event);
 	free(event);
 	return DOCA_SUCCESS;
 }
@@ -1086,15 +1139,13 @@ doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event)
 {
-	(void)event;
-	return se_not_supported(__func__, "remote PCI locations");
+	return se_add_location(event, true, SE_LOC_REMOTE_PCI, NULL, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event)
 {
-	(void)event;
-	return se_not_supported(__func__, "remote PCI locations");
+	return se_add_location(event, false, SE_LOC_REMOTE_PCI, NULL, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1132,6 +1183,16 @@ doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event 
 /* ------------------------------------------------------------------ */
 /* Value storage                                                        */
 
+/* The value of an event created from a PCI export lives in the
+ * exporter's shared cell and cannot move. */
+static doca_error_t se_pci_check_storage(const struct doca_sync_event *ev, const char *op)
+{
+	if (ev->pci_import != NULL)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "%s: the sync event was created from a PCI export; its value lives with the exporter", op);
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *addr)
 {
@@ -1144,7 +1205,11 @@ doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *a
 	err = se_check_config(event, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
+	err = se_pci_check_storage(event, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
 	se_drop_value_buf(event);
+	event->pci_value = false;
 	event->value = addr;
 	event->external_value = true;
 	return DOCA_SUCCESS;
@@ -1162,6 +1227,9 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 	if (event == NULL || buf == NULL)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "%s: %s is NULL", __func__, event == NULL ? "event" : "buf");
 	err = se_check_config(event, __func__);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = se_pci_check_storage(event, __func__);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = doca_buf_get_list_len(buf, &list_len);
@@ -1191,6 +1259,7 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 	if (err != DOCA_SUCCESS)
 		return err;
 	se_drop_value_buf(event);
+	event->pci_value = false;
 	event->value_buf = buf;
 	event->value = data;
 	event->external_value = true;
@@ -1204,6 +1273,8 @@ static doca_error_t se_check_active(const struct doca_sync_event *ev, const char
 {
 	if (unlikely(!atomic_load_explicit(&ev->active, memory_order_acquire)))
 		return se_bad_state(ev, op, "started", "call doca_sync_event_start (or doca_ctx_start) first");
+	if (unlikely(ev->pci_import != NULL))
+		return core_pci_import_check(ev->pci_import, op);
 	return DOCA_SUCCESS;
 }
 
@@ -1378,40 +1449,128 @@ SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_remote_desc(const struct doca_s
 }
 
 /* ------------------------------------------------------------------ */
-/* PCI, DPA and GPU: not available                                      */
+/* PCI export (mmap_pci.c); DPA and GPU: not available                  */
+
+/* Move the value into the export's shared cell (once) and publish it. */
+static doca_error_t se_pci_publish(struct doca_sync_event *ev)
+{
+	uint64_t *cell;
+
+	if (!ev->pci_value) {
+		cell = core_pci_export_value(&ev->pci_export);
+		if (cell == NULL)
+			return DOCA_ERROR_FULL; /* logged */
+		__atomic_store_n(cell, se_load(ev), __ATOMIC_SEQ_CST);
+		ev->value = cell;
+		/* The importer's updates bypass our futex: waiters poll. */
+		ev->external_value = true;
+		ev->pci_value = true;
+	}
+	return core_pci_export_publish(&ev->pci_export, SOFTDOCA_PCI_KIND_SYNC_EVENT, 0, 0, 0);
+}
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event, struct doca_dev *dev,
 						  const uint8_t **data, size_t *sz)
 {
-	(void)event;
-	(void)dev;
-	(void)data;
-	(void)sz;
-	return se_not_supported(__func__, "PCI exports (use doca_sync_event_export_to_remote_net)");
+	doca_error_t err;
+
+	if (event == NULL || dev == NULL || data == NULL || sz == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "%s: event, dev or an output pointer is NULL", __func__);
+	if (event->pci_import != NULL)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "%s: a sync event created from an export cannot be exported",
+			    __func__);
+	if (!atomic_load(&event->active))
+		return FAIL(DOCA_ERROR_BAD_STATE, "%s: sync event must be started before it is exported", __func__);
+	if (event->publisher != SE_LOC_REMOTE_PCI && event->subscriber != SE_LOC_REMOTE_PCI)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED,
+			    "%s: sync event has no remote_pci location (publisher %s, subscriber %s); add one with "
+			    "doca_sync_event_add_publisher_location_remote_pci before start",
+			    __func__, se_location_name(event->publisher), se_location_name(event->subscriber));
+	if (event->external_value && !event->pci_value)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "%s: the value lives in caller memory (set_addr/set_doca_buf); softdoca exports to "
+			    "remote_pci only events that keep their own value",
+			    __func__);
+	if (!event->pci_export.live) {
+		err = se_pci_publish(event);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	*data = event->pci_export.desc;
+	*sz = SOFTDOCA_PCI_DESC_LEN;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo)
 {
-	return se_cap_no(devinfo, __func__);
+	return se_cap_yes(devinfo, __func__);
+}
+
+static doca_error_t se_pci_parse(const uint8_t *data, size_t sz, struct softdoca_pci_desc *d)
+{
+	doca_error_t err;
+
+	if (sz >= 4 && memcmp(data, DESC_MAGIC, 4) == 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "doca_sync_event_create_from_export: this is a remote_net export; use "
+			    "doca_sync_event_remote_net_create_from_export");
+	err = softdoca_pci_desc_parse(data, sz, d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (d->kind != SOFTDOCA_PCI_KIND_SYNC_EVENT)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "doca_sync_event_create_from_export: the descriptor exports an mmap, not a sync event");
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
 						struct doca_sync_event **event)
 {
-	(void)dev;
-	(void)data;
-	(void)sz;
-	(void)event;
-	return se_not_supported(__func__, "PCI exports (use doca_sync_event_remote_net_create_from_export)");
+	struct softdoca_pci_desc d;
+	struct core_pci_import *im;
+	struct doca_sync_event *ev;
+	doca_error_t err;
+
+	if (dev == NULL || data == NULL || event == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "%s: dev, data or event is NULL", __func__);
+	err = se_pci_parse(data, sz, &d);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = core_pci_import_open(&d, &im);
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_sync_event_create(&ev);
+	if (err != DOCA_SUCCESS) {
+		core_pci_import_close(im);
+		return err;
+	}
+	/* Configured already: start it (or its context) and use it. */
+	ev->pci_import = im;
+	ev->value = core_pci_import_value(im);
+	ev->external_value = true;
+	ev->publisher = SE_LOC_REMOTE_PCI;
+	ev->subscriber = SE_LOC_CPU;
+	ev->subscriber_dev = dev;
+	softdoca_dev_hold(dev);
+	*event = ev;
+	return DOCA_SUCCESS;
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo)
 {
-	return se_cap_no(devinfo, __func__);
+	return se_cap_yes(devinfo, __func__);
+}
+
+/* Destroy: give up the export slot or the import (after deactivation). */
+static void se_pci_free(struct doca_sync_event *ev)
+{
+	core_pci_export_close(&ev->pci_export);
+	core_pci_import_close(ev->pci_import);
+	ev->pci_import = NULL;
 }
 
 DOCA_EXPERIMENTAL

@@ -6,6 +6,8 @@
  * order. That keeps DOCA's behaviour visible: submit never runs callbacks,
  * a stop flushes queued copies with an error status, and a failed copy
  * stops the context (DMA does that on any task error) and flushes the rest.
+ * A buffer in an mmap created from a PCI export lives in the exporting
+ * process: softdoca_mmap_copy reaches it with process_vm_readv/writev.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -14,9 +16,11 @@
 #include <doca_buf.h>
 #include <doca_dma.h>
 
+#include "buf.h"
 #include "ctx.h"
 #include "live.h"
 #include "log_internal.h"
+#include "mmap_pci.h"
 
 SDK_LOG_REGISTER(DMA)
 
@@ -75,6 +79,26 @@ static size_t buf_tail_room(const struct doca_buf *buf, char **tail)
 	return (size_t)(((char *)head + len) - *tail);
 }
 
+/* Every buffer's memory must be reachable by DMA: local, or a PCI export
+ * that grants the access (the exporter checks again at each copy). */
+static doca_error_t memcpy_check_reach(const struct doca_dma_task_memcpy *t)
+{
+	const struct doca_buf *buf;
+	doca_error_t err;
+
+	for (buf = t->src; buf != NULL; buf = buf_next(buf)) {
+		err = softdoca_mmap_dma_check(softdoca_buf_get_mmap(buf), false);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	for (buf = t->dst; buf != NULL; buf = buf_next(buf)) {
+		err = softdoca_mmap_dma_check(softdoca_buf_get_mmap(buf), true);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	return DOCA_SUCCESS;
+}
+
 /* Validate a memcpy: what try_submit checks and what execution relies on. */
 static doca_error_t memcpy_validate(const struct doca_dma_task_memcpy *t, uint64_t *total_out)
 {
@@ -120,15 +144,18 @@ static doca_error_t memcpy_validate(const struct doca_dma_task_memcpy *t, uint64
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*total_out = total;
-	return DOCA_SUCCESS;
+	return memcpy_check_reach(t);
 }
 
-/* Copy the source list's data into the destination list's free tails. */
-static void memcpy_execute(const struct doca_dma_task_memcpy *t)
+/* Copy the source list's data into the destination list's free tails.
+ * A failed piece (a PCI export's exporter gone or revoked) fails the
+ * copy; the destination keeps what was copied before it. */
+static doca_error_t memcpy_execute(const struct doca_dma_task_memcpy *t)
 {
 	const struct doca_buf *src = t->src;
 	struct doca_buf *dst = t->dst;
 	size_t src_off = 0;
+	doca_error_t status;
 
 	while (src != NULL && dst != NULL) {
 		void *src_data;
@@ -148,11 +175,15 @@ static void memcpy_execute(const struct doca_dma_task_memcpy *t)
 			continue;
 		}
 		chunk = src_len - src_off < room ? src_len - src_off : room;
-		memmove(tail, (char *)src_data + src_off, chunk);
+		status = softdoca_mmap_copy(softdoca_buf_get_mmap(dst), (uintptr_t)tail, softdoca_buf_get_mmap(src),
+					    (uintptr_t)src_data + src_off, chunk);
+		if (status != DOCA_SUCCESS)
+			return status;
 		doca_buf_get_data_len(dst, &dst_len);
 		doca_buf_set_data_len(dst, dst_len + chunk);
 		src_off += chunk;
 	}
+	return DOCA_SUCCESS;
 }
 
 /* ---- context ops ---- */
@@ -205,7 +236,7 @@ static unsigned int dma_progress(struct doca_ctx *ctx)
 		}
 		status = memcpy_validate(t, &total);
 		if (status == DOCA_SUCCESS)
-			memcpy_execute(t);
+			status = memcpy_execute(t);
 		softdoca_task_complete(task, status);
 		if (status != DOCA_SUCCESS)
 			softdoca_ctx_fail(ctx, status);

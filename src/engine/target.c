@@ -75,6 +75,10 @@ struct rndv_ctx {
 	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
 	struct softdoca_mmap_region region;  /* WRITE* */
 	bool holds_region;
+	/* A write into a PCI region lands here first (malloc'ed), then goes
+	 * to bounce_addr in the exporting process. */
+	void *bounce;
+	uint64_t bounce_addr;
 	/* Where the payload lands, trimmed to its length: UCX reads this
 	 * list until the receive completes. */
 	uint32_t num_iov;
@@ -142,6 +146,7 @@ struct tgt_resp {
 	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
 	bool holds_region;
 	uint64_t small_payload;              /* an 8-byte payload travels from here */
+	void *bounce;                        /* READ of a PCI region: the payload (malloc'ed), ours */
 	struct tgt_resp *next;               /* the worker's list, while holding a region */
 };
 
@@ -298,8 +303,9 @@ static void resp_sent(void *request, ucs_status_t st, void *user);
 static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async);
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
 
-static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
-		       const void *payload, size_t payload_len, struct softdoca_mmap_region *region)
+/* owned: a malloc'ed payload the answer frees once sent (or NULL). */
+static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
+			  const void *payload, size_t payload_len, struct softdoca_mmap_region *region, void *owned)
 {
 	struct tgt_resp *resp;
 	ucp_request_param_t p = {0};
@@ -315,6 +321,7 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 		/* Nobody to answer (the endpoint died): drop what we hold. */
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
+		free(owned);
 		return;
 	}
 	/* It stands for what was retired before it, too. */
@@ -325,8 +332,10 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 		SDK_LOG_ERR_RL("no memory for an answer on connection %u", c->id);
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
+		free(owned);
 		return;
 	}
+	resp->bounce = owned;
 	resp->hdr.version = WIRE_VERSION;
 	resp->hdr.opcode = op->req.opcode;
 	resp->hdr.dst_conn_id = c->peer_id;
@@ -362,6 +371,12 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 		resp_finish(resp, UCS_PTR_STATUS(req), false);
 }
 
+static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
+		       const void *payload, size_t payload_len, struct softdoca_mmap_region *region)
+{
+	tgt_answer_ex(c, op, status, value, payload, payload_len, region, NULL);
+}
+
 /* The answer left (or failed). An asynchronous completion of a read's
  * answer ends the read, which held the head of its queue; an inline one
  * just tells tgt_read, which is still on the stack. */
@@ -375,6 +390,8 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 		resp_unlink(resp->conn->worker, resp);
 		softdoca_mmap_region_release(&resp->region);
 	}
+	free(resp->bounce);
+	resp->bounce = NULL;
 	if (op != NULL && (op->state == TGT_OP_ANSWERING || op->state == TGT_OP_DROPPED)) {
 		if (async)
 			tgt_op_finished(resp->conn, op);
@@ -514,6 +531,41 @@ static doca_error_t tgt_ctx_permits(struct engine_conn *c, struct tgt_op *op)
 	return DOCA_ERROR_NOT_PERMITTED;
 }
 
+/* A region from a PCI export has no local address: *local carries the
+ * exporter's address, reached only through tgt_pci_copy. */
+static doca_error_t tgt_region_check(const struct softdoca_mmap_region *region, uint64_t addr, uint64_t len,
+				     uint32_t perm, void **local)
+{
+	doca_error_t status;
+
+	if (region->pci == NULL)
+		return softdoca_mmap_region_check(region, addr, len, perm, local);
+	status = softdoca_mmap_region_check_pci(region, addr, len, perm);
+	if (status == DOCA_SUCCESS)
+		*local = (void *)(uintptr_t)addr;
+	return status;
+}
+
+/* Copy to or from a held PCI region (the host's memory, in another
+ * process), answering as RDMA would: a revoked or refused export is
+ * NOT_PERMITTED, a bad range INVALID_VALUE, a dead exporter IO_FAILED. */
+static doca_error_t tgt_pci_copy(struct engine_conn *c, const struct tgt_op *op,
+				 const struct softdoca_mmap_region *region, uint64_t addr, void *buf, size_t len,
+				 bool to_region)
+{
+	doca_error_t status = softdoca_mmap_region_pci_copy(region, addr, buf, len, to_region);
+
+	if (status == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR_RL("connection %u: %s %s PCI-imported memory failed: %s", c->id, op_def(op)->name,
+		       to_region ? "into" : "of", doca_error_get_name(status));
+	if (status == DOCA_ERROR_NOT_PERMITTED || status == DOCA_ERROR_NOT_FOUND)
+		return DOCA_ERROR_NOT_PERMITTED;
+	if (status == DOCA_ERROR_INVALID_VALUE)
+		return DOCA_ERROR_INVALID_VALUE;
+	return DOCA_ERROR_IO_FAILED;
+}
+
 /* Find and hold the region the request names, check range and permission.
  * Errors map to what the initiator's task reports: NOT_PERMITTED for a bad
  * key or a missing permission, INVALID_VALUE for a bad range. */
@@ -536,7 +588,7 @@ static doca_error_t tgt_region(struct engine_conn *c, struct tgt_op *op, uint64_
 			    c->id, name, (unsigned long long)r->region_id);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	status = softdoca_mmap_region_check(region, r->remote_addr, len, perm, local);
+	status = tgt_region_check(region, r->remote_addr, len, perm, local);
 	if (status == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
 	/* The initiator's answer says what the region is, as we see it. */
@@ -630,6 +682,7 @@ void engine_target_abandon(struct engine_worker *w)
 
 		w->resp_list = resp->next;
 		softdoca_mmap_region_release(&resp->region);
+		free(resp->bounce);
 	}
 	while (w->rndv_list != NULL) {
 		struct rndv_ctx *x = w->rndv_list;
@@ -637,6 +690,8 @@ void engine_target_abandon(struct engine_worker *w)
 		w->rndv_list = x->next;
 		if (x->holds_region)
 			softdoca_mmap_region_release(&x->region);
+		free(x->bounce);
+		x->bounce = NULL;
 		if (x->recv != NULL) {
 			x->recv->status = DOCA_ERROR_IO_FAILED;
 			engine_wr_finish(w, x->recv);
@@ -692,9 +747,17 @@ static enum tgt_result tgt_land_end(struct engine_conn *c, struct tgt_op *op, st
 	return TGT_DONE;
 }
 
-/* The same for a rendezvous landing, whose context holds the region. */
+/* The same for a rendezvous landing, whose context holds the region. A
+ * write into a PCI region goes on from its bounce buffer now. */
 static enum tgt_result rndv_end(struct rndv_ctx *x, doca_error_t status, uint64_t recv_len)
 {
+	if (x->bounce != NULL) {
+		if (status == DOCA_SUCCESS)
+			status = tgt_pci_copy(x->conn, x->op, &x->region, x->bounce_addr, x->bounce, x->op->data_len,
+					      true);
+		free(x->bounce);
+		x->bounce = NULL;
+	}
 	return tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status, recv_len);
 }
 
@@ -713,6 +776,8 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 		/* The connection was dropped while the data came in. */
 		if (x->holds_region)
 			softdoca_mmap_region_release(&x->region);
+		free(x->bounce);
+		x->bounce = NULL;
 		if (x->recv != NULL) {
 			x->recv->status = DOCA_ERROR_CONNECTION_ABORTED;
 			engine_wr_finish(c->worker, x->recv);
@@ -806,6 +871,30 @@ static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op)
 	return tgt_land(c, op, recv->sge, recv->num_sge, recv, NULL);
 }
 
+/* A write into a PCI region: eager data goes straight to the exporter;
+ * a rendezvous payload lands in a bounce buffer first (rndv_end). */
+static enum tgt_result tgt_write_pci(struct engine_conn *c, struct tgt_op *op, struct engine_wr *recv,
+				     struct softdoca_mmap_region *region, uint64_t addr)
+{
+	struct engine_sge dst;
+	doca_error_t status;
+
+	if (!op->rndv) {
+		status = tgt_pci_copy(c, op, region, addr, op->data, op->data_len, true);
+		return tgt_land_end(c, op, recv, region, status, op->data_len);
+	}
+	op->rx.bounce = malloc(op->data_len);
+	if (op->rx.bounce == NULL) {
+		SDK_LOG_ERR_RL("connection %u: no memory to stage a %zu-byte write into PCI-imported memory", c->id,
+			       op->data_len);
+		return tgt_land_end(c, op, recv, region, DOCA_ERROR_NO_MEMORY, 0);
+	}
+	op->rx.bounce_addr = addr;
+	dst.addr = op->rx.bounce;
+	dst.len = op->data_len;
+	return tgt_land(c, op, &dst, 1, recv, region);
+}
+
 static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
 {
 	struct engine_worker *w = c->worker;
@@ -830,9 +919,37 @@ static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
 	status = tgt_region(c, op, op->data_len, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_land_end(c, op, recv, NULL, status, 0);
+	if (region.pci != NULL)
+		return tgt_write_pci(c, op, recv, &region, (uint64_t)(uintptr_t)local);
 	dst.addr = local;
 	dst.len = op->data_len;
 	return tgt_land(c, op, &dst, 1, recv, &region);
+}
+
+/* A read of a PCI region: copied out of the exporter into a buffer the
+ * answer owns and frees once sent. */
+static enum tgt_result tgt_read_pci(struct engine_conn *c, struct tgt_op *op, struct softdoca_mmap_region *region,
+				    uint64_t addr)
+{
+	size_t len = op->req.length;
+	doca_error_t status;
+	void *bounce;
+
+	bounce = malloc(len);
+	if (bounce == NULL) {
+		SDK_LOG_ERR_RL("connection %u: no memory to stage a %zu-byte read of PCI-imported memory", c->id, len);
+		softdoca_mmap_region_release(region);
+		return tgt_fail(c, op, DOCA_ERROR_NO_MEMORY);
+	}
+	status = tgt_pci_copy(c, op, region, addr, bounce, len, false);
+	if (status != DOCA_SUCCESS) {
+		free(bounce);
+		softdoca_mmap_region_release(region);
+		return tgt_fail(c, op, status);
+	}
+	op_to(op, TGT_OP_ANSWERING);
+	tgt_answer_ex(c, op, DOCA_SUCCESS, 0, bounce, len, region, bounce);
+	return op->state == TGT_OP_ANSWERING ? TGT_PENDING : TGT_DONE;
 }
 
 static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op)
@@ -846,6 +963,8 @@ static enum tgt_result tgt_read(struct engine_conn *c, struct tgt_op *op)
 	status = tgt_region(c, op, op->req.length, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_fail(c, op, status);
+	if (region.pci != NULL)
+		return tgt_read_pci(c, op, &region, (uint64_t)(uintptr_t)local);
 	/* The op waits for its answer's send: a later write on this
 	 * connection must not change what this read returns. */
 	op_to(op, TGT_OP_ANSWERING);
@@ -868,6 +987,13 @@ static enum tgt_result tgt_atomic(struct engine_conn *c, struct tgt_op *op)
 	status = tgt_region(c, op, 8, &region, &local);
 	if (status != DOCA_SUCCESS)
 		return tgt_fail(c, op, status);
+	if (region.pci != NULL) {
+		softdoca_mmap_region_release(&region);
+		SDK_LOG_ERR_RL("connection %u: %s refused: memory region %llu is PCI-imported memory of another "
+			       "process, which softdoca cannot update atomically",
+			       c->id, op_def(op)->name, (unsigned long long)op->req.region_id);
+		return tgt_fail(c, op, DOCA_ERROR_NOT_SUPPORTED);
+	}
 	target = local;
 	if (op->req.opcode == ENGINE_OP_ATOMIC_CAS) {
 		old = op->req.compare;
@@ -1166,6 +1292,7 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 	op->state = TGT_OP_QUEUED;
 	op->deadline_ns = 0;
 	op->rx.req = NULL;
+	op->rx.bounce = NULL;
 	op->replied = false;
 	op->why.kind = ENGINE_REFUSAL_NONE;
 	op->data_len = length;

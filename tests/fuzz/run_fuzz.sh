@@ -86,7 +86,8 @@ run_parsers() {
 	printf '\x00SDMM\x01\x00' >"$work/corpus_parsers/mmap"
 	printf '\x01SDRC\x01\x00\x00\x00' >"$work/corpus_parsers/conn"
 	printf '\x02SDSE\x01\x00' >"$work/corpus_parsers/event"
-	printf '\x03\x03\x00\x01\x00' >"$work/corpus_parsers/req"
+	printf '\x03SDPX\x01\x00\x00\x00\x58\x00\x00\x00\x01' >"$work/corpus_parsers/pci"
+	printf '\x04\x03\x00\x01\x00' >"$work/corpus_parsers/req"
 	run_target parsers "$1" "$work/fuzz_parsers" -max_len=4096 "$work/corpus_parsers"
 }
 

@@ -858,8 +858,9 @@ static void test_not_supported(void **state)
 	assert_fails(doca_sync_event_cap_task_get_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 
 	/* Cap queries answer "no" without calling it an error. */
-	assert_answer_no(doca_sync_event_cap_is_export_to_remote_pci_supported(info));
-	assert_answer_no(doca_sync_event_cap_is_create_from_export_supported(info));
+	/* PCI: to another process of this host (test_sync_event_pci). */
+	assert_ok(doca_sync_event_cap_is_export_to_remote_pci_supported(info));
+	assert_ok(doca_sync_event_cap_is_create_from_export_supported(info));
 	assert_answer_no(doca_sync_event_cap_is_export_to_dpa_supported(info));
 	assert_answer_no(doca_sync_event_cap_is_export_to_gpu_supported(info));
 	assert_answer_no(doca_sync_event_cap_remote_net_is_export_to_dpa_supported(info));
@@ -867,16 +868,14 @@ static void test_not_supported(void **state)
 	assert_fails(doca_sync_event_cap_is_export_to_gpu_supported(NULL), DOCA_ERROR_INVALID_VALUE);
 
 	assert_ok(doca_sync_event_create(&ev));
-	assert_fails(doca_sync_event_add_publisher_location_remote_pci(ev), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_sync_event_add_subscriber_location_remote_pci(ev), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_add_publisher_location_dpa(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_add_subscriber_location_dpa(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_add_publisher_location_gpu(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_add_subscriber_location_gpu(ev, NULL), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_sync_event_export_to_remote_pci(ev, dev, &data, &sz), DOCA_ERROR_NOT_SUPPORTED);
+	assert_fails(doca_sync_event_export_to_remote_pci(ev, dev, &data, &sz), DOCA_ERROR_BAD_STATE);
 	assert_fails(doca_sync_event_get_dpa_handle(ev, NULL, &dpa_handle), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_get_gpu_handle(ev, NULL, &gpu_handle), DOCA_ERROR_NOT_SUPPORTED);
-	assert_fails(doca_sync_event_create_from_export(dev, blob, sizeof(blob), &imported), DOCA_ERROR_NOT_SUPPORTED);
+	assert_fails(doca_sync_event_create_from_export(dev, blob, sizeof(blob), &imported), DOCA_ERROR_INVALID_VALUE);
 	assert_fails(doca_sync_event_remote_net_get_dpa_handle(NULL, NULL, &dpa_remote), DOCA_ERROR_NOT_SUPPORTED);
 	assert_fails(doca_sync_event_remote_net_get_gpu_handle(NULL, NULL, &gpu_remote), DOCA_ERROR_NOT_SUPPORTED);
 	assert_ok(doca_sync_event_destroy(ev));
