@@ -10,6 +10,9 @@
 #ifndef DOCA_BUILD_CONFIG_H_
 #define DOCA_BUILD_CONFIG_H_
 
-/* DOCA_ARCH_DPU is deliberately not defined: the host side. */
+/* The host side: DOCA_ARCH_HOST, and DOCA_ARCH_DPU deliberately not
+ * defined (NVIDIA's dma_copy_host sample refuses to run without
+ * DOCA_ARCH_HOST, dma_copy_dpu without DOCA_ARCH_DPU). */
+#define DOCA_ARCH_HOST 1
 
 #endif /* DOCA_BUILD_CONFIG_H_ */

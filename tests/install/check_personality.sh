@@ -46,12 +46,12 @@ cc -std=c11 -Wall -Wextra -Werror $host_cflags -o "$work/host" "$src/tests/insta
 # shellcheck disable=SC2086
 cc -std=c11 -Wall -Wextra -Werror $dpu_cflags -o "$work/dpu" "$src/tests/install/personality.c" $libs
 # The define itself, as a program's #ifdef sees it.
-printf '#include <doca_dev.h>\n#ifndef DOCA_ARCH_DPU\n#error host\n#endif\n' >"$work/d.c"
+printf '#include <doca_dev.h>\n#if !defined(DOCA_ARCH_DPU) || defined(DOCA_ARCH_HOST)\n#error host\n#endif\n' >"$work/d.c"
 # shellcheck disable=SC2086
-cc -std=c11 $dpu_cflags -fsyntax-only "$work/d.c" || fail "DOCA_ARCH_DPU not defined by the DPU personality"
-printf '#include <doca_dev.h>\n#ifdef DOCA_ARCH_DPU\n#error dpu\n#endif\n' >"$work/h.c"
+cc -std=c11 $dpu_cflags -fsyntax-only "$work/d.c" || fail "the DPU personality must define DOCA_ARCH_DPU and not DOCA_ARCH_HOST"
+printf '#include <doca_dev.h>\n#if defined(DOCA_ARCH_DPU) || !defined(DOCA_ARCH_HOST)\n#error dpu\n#endif\n' >"$work/h.c"
 # shellcheck disable=SC2086
-cc -std=c11 $host_cflags -fsyntax-only "$work/h.c" || fail "DOCA_ARCH_DPU defined by the host personality"
+cc -std=c11 $host_cflags -fsyntax-only "$work/h.c" || fail "the host personality must define DOCA_ARCH_HOST and not DOCA_ARCH_DPU"
 
 export LD_LIBRARY_PATH="$libdir"
 export SOFTDOCA_PCIE_DIR="$work/pcie"
