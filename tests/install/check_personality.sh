@@ -6,6 +6,8 @@
 # devices. Usage: check_personality.sh BUILDDIR (installs into a staging
 # directory), or check_personality.sh --tree SRCDIR BUILDDIR (the source
 # tree's headers and the build tree's library, no install).
+# PERSONALITY_CFLAGS: added when building the programs (a sanitizer
+# build's -fsanitize=...).
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
 work=$(mktemp -d)
@@ -24,7 +26,7 @@ else
 	meson install -C "$build" --destdir "$work/stage" >/dev/null
 	pcdir=$(dirname "$(find "$work/stage" -path '*/pkgconfig/doca-common.pc' -print -quit)")
 	[ -f "$pcdir-dpu/doca-common.pc" ] || fail "no pkgconfig-dpu/doca-common.pc next to $pcdir"
-	for m in doca doca-common doca-dma doca-argp doca-rdma; do
+	for m in doca doca-common doca-dma doca-argp doca-rdma doca-comch; do
 		[ -f "$pcdir-dpu/$m.pc" ] || fail "no DPU personality of module $m"
 	done
 	for m in doca-compress doca-erasure-coding; do
@@ -42,9 +44,9 @@ else
 fi
 
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Wextra -Werror $host_cflags -o "$work/host" "$src/tests/install/personality.c" $libs
+cc -std=c11 -Wall -Wextra -Werror ${PERSONALITY_CFLAGS:-} $host_cflags -o "$work/host" "$src/tests/install/personality.c" $libs
 # shellcheck disable=SC2086
-cc -std=c11 -Wall -Wextra -Werror $dpu_cflags -o "$work/dpu" "$src/tests/install/personality.c" $libs
+cc -std=c11 -Wall -Wextra -Werror ${PERSONALITY_CFLAGS:-} $dpu_cflags -o "$work/dpu" "$src/tests/install/personality.c" $libs
 # The define itself, as a program's #ifdef sees it.
 printf '#include <doca_dev.h>\n#if !defined(DOCA_ARCH_DPU) || defined(DOCA_ARCH_HOST)\n#error host\n#endif\n' >"$work/d.c"
 # shellcheck disable=SC2086
