@@ -176,9 +176,13 @@ static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct do
 				   const char *what, uint32_t index)
 {
 	struct doca_mmap *mmap = softdoca_buf_get_mmap(buf);
-	uint32_t perms;
+	uint32_t perms = 0;
+	doca_error_t status = mmap == NULL ? DOCA_ERROR_INVALID_VALUE :
+					     softdoca_mmap_local_info(mmap, rdma->ctx.dev, &perms);
 
-	if (mmap == NULL || softdoca_mmap_local_info(mmap, rdma->ctx.dev, &perms) != DOCA_SUCCESS) {
+	if (status == DOCA_ERROR_NOT_SUPPORTED)
+		return status; /* a PCI import: the line above says so */
+	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("%s: buffer %u is not in local memory usable by this context (a started local mmap with "
 			    "the context's device)",
 			    what, index);

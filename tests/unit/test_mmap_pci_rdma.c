@@ -151,7 +151,7 @@ static void test_rdma_through_pci_import(void **state)
 		struct doca_buf *dst = buf_on(remote, host + 128, 64, 0);
 
 		assert_ok(doca_rdma_task_write_allocate_init(B.rdma, B.conn, src, dst, ud, &t));
-		assert_fails(doca_task_try_submit(doca_rdma_task_write_as_task(t)), DOCA_ERROR_INVALID_VALUE);
+		assert_fails(doca_task_try_submit(doca_rdma_task_write_as_task(t)), DOCA_ERROR_NOT_SUPPORTED);
 		doca_task_free(doca_rdma_task_write_as_task(t));
 		put(src);
 		put(dst);
