@@ -223,6 +223,11 @@ static void test_bad_state_names_both_states(void **state)
 	assert_fails(doca_rdma_task_write_set_conf(A.rdma, on_ok_write, on_err_write, 4), DOCA_ERROR_BAD_STATE);
 	assert_error_says("rdma write set_conf: DOCA_ERROR_BAD_STATE: the rdma context is running; this call needs it "
 			  "idle");
+	/* Connection callbacks set after start (then none would ever fire). */
+	assert_fails(doca_rdma_set_connection_state_callbacks(A.rdma, NULL, on_established, on_failure, on_disconnect),
+		     DOCA_ERROR_BAD_STATE);
+	assert_error_says("doca_rdma_set_connection_state_callbacks: DOCA_ERROR_BAD_STATE: the rdma context is "
+			  "running; this call needs it idle (configure it before doca_ctx_start or after it stopped)");
 	assert_fails(doca_ctx_start(A.ctx), DOCA_ERROR_BAD_STATE);
 	assert_error_says("doca_ctx_start: DOCA_ERROR_BAD_STATE: the rdma context is running; this call needs it "
 			  "idle");
