@@ -110,9 +110,10 @@
 #define CM_REQ 1
 #define CM_REP 2
 #define CM_REJ 3
-#define DESC_FIXED_LEN 64
+#define DESC_VERSION 3    /* WIRE_VERSION */
+#define DESC_FIXED_LEN 80 /* WIRE_DESC_FIXED_LEN */
 #define DESC_MAX_ADDR_LEN 8192
-#define GARBAGE_ADDR_LEN 145 /* 12 + 64 + 145 = 221 bytes */
+#define GARBAGE_ADDR_LEN 145 /* 12 + 80 + 145 = 237 bytes */
 
 /* ---- data path ----------------------------------------------------------- */
 
@@ -937,7 +938,7 @@ static void case_oversized(void)
 static void desc_header(uint8_t *d, uint32_t addr_len)
 {
 	memcpy(d, "SDRC", 4);
-	put_u16(d + 4, 1);
+	put_u16(d + 4, DESC_VERSION);
 	put_u16(d + 6, 0);
 	put_u32(d + 8, DESC_FIXED_LEN + addr_len);
 	put_u32(d + 12, 1);
@@ -946,6 +947,7 @@ static void desc_header(uint8_t *d, uint32_t addr_len)
 	put_u32(d + 32, (uint32_t)getpid());
 	put_u32(d + 36, addr_len);
 	memset(d + 40, 0, 24); /* host id, pid namespace: not this host */
+	memset(d + 64, 0, 16); /* process start, run, GID index and type: not said */
 }
 
 /* Valid CM and descriptor headers around GARBAGE_ADDR_LEN random bytes
