@@ -218,7 +218,8 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 
 /* Allow bufs to be taken and released from several threads, and let
  * doca_mmap_destroy() succeed while bufs are still out (the object itself
- * is released with the last buf). Before start and before any buf.
+ * is released with the last buf). Before start and before any buf; an
+ * mmap created from an export (born started) takes it until its first buf.
  * Errors: INVALID_VALUE (NULL), NOT_PERMITTED (started or bufs out). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);

@@ -628,6 +628,16 @@ static doca_error_t consumer_map(struct doca_comch_consumer *c)
 	return DOCA_SUCCESS;
 }
 
+/* The CONSUMER_NEW frame: the queue and its doorbell go to the peer. */
+static doca_error_t consumer_send_new(struct doca_comch_consumer *c)
+{
+	uint8_t payload[COMCH_CONSUMER_NEW_LEN];
+	int fds[2] = {c->memfd, c->evfd};
+
+	comch_consumer_new_encode(payload, c->id, c->slots, c->slot_size, c->imm_len);
+	return comch_conn_fp_send(&c->link, COMCH_FRAME_CONSUMER_NEW, payload, sizeof(payload), fds, 2);
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
@@ -660,27 +670,38 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		return status;
 	}
 	comch_watch_fd(&c->watch, c->evfd, false);
-	c->announced = false;
-	return DOCA_ERROR_IN_PROGRESS; /* RUNNING once the peer was told */
-}
-
-static unsigned int consumer_announce(struct doca_comch_consumer *c)
-{
-	uint8_t payload[COMCH_CONSUMER_NEW_LEN];
-	int fds[2] = {c->memfd, c->evfd};
-	doca_error_t status;
-
-	comch_consumer_new_encode(payload, c->id, c->slots, c->slot_size, c->imm_len);
-	status = comch_conn_fp_send(&c->link, COMCH_FRAME_CONSUMER_NEW, payload, sizeof(payload), fds, 2);
-	if (status == DOCA_ERROR_AGAIN)
-		return 0; /* the connection's socket is full: next progress */
-	if (status != DOCA_SUCCESS) {
+	/* Told at once, as a DOCA consumer is: the peer may wait for it before
+	 * anyone progresses this PE (NVIDIA's storage zero-copy service does). */
+	status = consumer_send_new(c);
+	if (status != DOCA_SUCCESS && status != DOCA_ERROR_AGAIN) {
 		SDK_LOG_ERR("comch consumer %u: cannot announce it to the peer: %s", c->id,
 			    doca_error_get_name(status));
-		softdoca_ctx_start_done(&c->ctx, status);
-		return 1;
+		comch_watch_close(&c->watch);
+		consumer_unmap(c);
+		return status;
 	}
-	c->announced = true;
+	c->announced = status == DOCA_SUCCESS;
+	return DOCA_ERROR_IN_PROGRESS; /* RUNNING at the next progress */
+}
+
+/* A STARTING consumer: announce it if start could not (socket full), then
+ * go RUNNING. */
+static unsigned int consumer_announce(struct doca_comch_consumer *c)
+{
+	doca_error_t status;
+
+	if (!c->announced) {
+		status = consumer_send_new(c);
+		if (status == DOCA_ERROR_AGAIN)
+			return 0; /* the connection's socket is full: next progress */
+		if (status != DOCA_SUCCESS) {
+			SDK_LOG_ERR("comch consumer %u: cannot announce it to the peer: %s", c->id,
+				    doca_error_get_name(status));
+			softdoca_ctx_start_done(&c->ctx, status);
+			return 1;
+		}
+		c->announced = true;
+	}
 	softdoca_ctx_start_done(&c->ctx, DOCA_SUCCESS);
 	return 1;
 }
@@ -724,7 +745,7 @@ static unsigned int consumer_progress(struct doca_ctx *ctx)
 	uint64_t bell;
 
 	comch_watch_rearm(&c->watch);
-	if (ctx->state == DOCA_CTX_STATE_STARTING && !c->announced)
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return consumer_announce(c);
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;

@@ -579,8 +579,13 @@ doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap is NULL");
 	if (softdoca_live_check(mmap, SOFTDOCA_LIVE_MMAP, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (mmap->started)
+	/* An mmap created from an export is born started; NVIDIA's storage
+	 * application enables thread safety on one right after creating it,
+	 * so that is allowed until its first buf. */
+	if (mmap->started && !mmap->from_export)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "thread safety must be enabled before the mmap is started");
+	if (mmap_num_bufs(mmap) > 0)
+		return FAIL(DOCA_ERROR_NOT_PERMITTED, "thread safety must be enabled before any doca_buf is taken from the mmap");
 	mmap->thread_safe = true;
 	return DOCA_SUCCESS;
 }

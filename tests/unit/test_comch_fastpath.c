@@ -505,6 +505,33 @@ static int child_idle_consumer(void)
 			usleep(1000);
 }
 
+/* Client with a consumer on a PE of its own that is never progressed: its
+ * start alone must reach the peer (NVIDIA's storage service does this). */
+static int child_unprogressed_consumer(void)
+{
+	struct doca_pe *quiet_pe = NULL;
+
+	if (side_client_open(0, 10000) != 0)
+		return 1;
+	assert_int_equal(doca_pe_create(&quiet_pe), DOCA_SUCCESS);
+	assert_non_null(A.mem = calloc(N_BUFS, BUF_SIZE));
+	assert_int_equal(doca_mmap_create(&A.mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(A.mmap, A.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(A.mmap, A.mem, N_BUFS * BUF_SIZE), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(A.mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_create(A.conn, A.mmap, &A.consumer), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_consumer_task_post_recv_set_conf(A.consumer, on_recv, on_recv_err, N_BUFS),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(quiet_pe, doca_comch_consumer_as_ctx(A.consumer)), DOCA_SUCCESS);
+	if (doca_ctx_start(doca_comch_consumer_as_ctx(A.consumer)) != DOCA_ERROR_IN_PROGRESS)
+		return 2;
+	/* Until killed; bounded so a failing parent does not leave us behind. */
+	for (uint64_t end = now_ms() + 20000; now_ms() < end;)
+		if (doca_pe_progress(A.pe) == 0)
+			usleep(1000);
+	return 3;
+}
+
 /* Server with a consumer on its first connection, then idle until killed. */
 static int child_server_consumer(void)
 {
@@ -536,6 +563,8 @@ static int child_main(const char *role)
 		return child_idle_consumer();
 	if (strcmp(role, "server-consumer") == 0)
 		return child_server_consumer();
+	if (strcmp(role, "unprogressed-consumer") == 0)
+		return child_unprogressed_consumer();
 	return 126;
 }
 
@@ -636,6 +665,26 @@ static void test_killed_client(void **state)
 	assert_true(progress_until_state(A.pe, doca_comch_consumer_as_ctx(A.consumer), DOCA_CTX_STATE_IDLE, 2000));
 	assert_true(now_ms() - t0 < 2000);
 	consumer_close(A.pe);
+	side_close();
+}
+
+/* The peer's consumer is announced by its start, though its PE is never
+ * progressed; it expires when that process dies. */
+static void test_announced_at_start(void **state)
+{
+	pid_t pid;
+
+	(void)state;
+	side_server_open();
+	pid = spawn_child("unprogressed-consumer");
+	assert_true(pid > 0);
+	assert_true(progress_until(A.pe, &A.connects, 1, 10000));
+	assert_true(progress_until(A.pe, &A.new_consumers, 1, 10000));
+	assert_true(A.remote_id != 0);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_true(progress_until(A.pe, &A.expired_consumers, 1, 2000));
+	assert_int_equal(A.expired_id, A.remote_id);
 	side_close();
 }
 
@@ -1121,6 +1170,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_two_process_ordered, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_killed_client, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_announced_at_start, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_killed_server, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_frames, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_producer, setup_dir, teardown_dir),

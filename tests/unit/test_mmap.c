@@ -602,6 +602,34 @@ static void test_remote_bufs(void **state)
 	assert_ok(doca_mmap_destroy(local));
 }
 
+/* An mmap created from an export is born started, yet takes thread safety
+ * until its first buf (NVIDIA's storage application does this), and then
+ * may go while a buf is out. A local started mmap still refuses. */
+static void test_thread_safe_from_export(void **state)
+{
+	uint8_t desc[SOFTDOCA_MMAP_DESC_LEN];
+	struct doca_mmap *local = exported_mmap(desc);
+	struct doca_mmap *remote = NULL;
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_buf *buf = NULL;
+
+	(void)state;
+	assert_fails(doca_mmap_enable_thread_safety(local), DOCA_ERROR_NOT_PERMITTED);
+	put_le64(desc + 40, 0x7f0000000000ull);
+	assert_ok(doca_mmap_create_from_export(NULL, desc, sizeof(desc), dev_a(), &remote));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, remote, (void *)0x7f0000000100ull, 64, &buf));
+	assert_fails(doca_mmap_enable_thread_safety(remote), DOCA_ERROR_NOT_PERMITTED);
+	assert_ok(doca_buf_dec_refcount(buf, NULL));
+	assert_ok(doca_mmap_enable_thread_safety(remote));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, remote, (void *)0x7f0000000100ull, 64, &buf));
+	assert_ok(doca_mmap_destroy(remote));
+	assert_ok(doca_buf_dec_refcount(buf, NULL));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(local));
+}
+
 /* ---- malformed descriptors --------------------------------------------------- */
 
 static void test_desc_truncated(void **state)
@@ -823,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_export_rules),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_remote_bufs),
+		cmocka_unit_test(test_thread_safe_from_export),
 		cmocka_unit_test(test_desc_truncated),
 		cmocka_unit_test(test_desc_fields),
 		cmocka_unit_test(test_desc_bit_flips),
