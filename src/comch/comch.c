@@ -1515,7 +1515,7 @@ doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connectio
 
 /* ---- capabilities ---- */
 
-static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
+doca_error_t comch_cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
 {
 	if (devinfo == NULL || out == NULL)
 		return null_arg(func, devinfo == NULL ? "devinfo" : "output");
@@ -1526,31 +1526,31 @@ static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, u
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
 {
-	return cap_u32(devinfo, max_name_len, COMCH_MAX_NAME_LEN, __func__);
+	return comch_cap_u32(devinfo, max_name_len, COMCH_MAX_NAME_LEN, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32(devinfo, size, COMCH_MAX_MSG_SIZE, __func__);
+	return comch_cap_u32(devinfo, size, COMCH_MAX_MSG_SIZE, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32(devinfo, size, COMCH_MAX_RECV_QUEUE, __func__);
+	return comch_cap_u32(devinfo, size, COMCH_MAX_RECV_QUEUE, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
 {
-	return cap_u32(devinfo, num_clients, COMCH_MAX_CLIENTS, __func__);
+	return comch_cap_u32(devinfo, num_clients, COMCH_MAX_CLIENTS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
 {
-	return cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
+	return comch_cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
 }
 
 /* The personality is fixed when a program is built (DOCA_ARCH_DPU in its

@@ -387,14 +387,6 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
-{
-	if (devinfo == NULL || out == NULL)
-		return null_arg(func, devinfo == NULL ? "devinfo" : "output");
-	*out = value;
-	return DOCA_SUCCESS;
-}
-
 /* Every soft device, either personality (see doca_comch_cap_server_is_supported). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
@@ -405,26 +397,26 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32(devinfo, max_num_tasks, FP_MAX_PRODUCER_TASKS, __func__);
+	return comch_cap_u32(devinfo, max_num_tasks, FP_MAX_PRODUCER_TASKS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
+	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32(devinfo, max_buf_list_len, 1, __func__);
+	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return cap_u32(devinfo, max_producers, FP_MAX_PRODUCERS, __func__);
+	return comch_cap_u32(devinfo, max_producers, FP_MAX_PRODUCERS, __func__);
 }
 
 FASTPATH_STUB(doca_error_t doca_comch_producer_set_dev_max_num_send(struct doca_comch_producer *producer,
@@ -922,33 +914,33 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32(devinfo, max_num_tasks, COMCH_FP_MAX_SLOTS, __func__);
+	return comch_cap_u32(devinfo, max_num_tasks, COMCH_FP_MAX_SLOTS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
+	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32(devinfo, max_buf_list_len, 1, __func__);
+	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return cap_u32(devinfo, max_consumers, COMCH_FP_MAX_CONSUMERS, __func__);
+	return comch_cap_u32(devinfo, max_consumers, COMCH_FP_MAX_CONSUMERS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
-	return cap_u32(devinfo, max_imm_data_len, COMCH_FP_MAX_IMM, __func__);
+	return comch_cap_u32(devinfo, max_imm_data_len, COMCH_FP_MAX_IMM, __func__);
 }
 
 DOCA_EXPERIMENTAL
