@@ -70,6 +70,30 @@ static uint32_t fp_next_id(void)
 	return id;
 }
 
+/* Attach link to the connection and set ctx up on its device: on failure
+ * neither stays, and the caller frees only its own object. */
+static doca_error_t fp_open(struct doca_comch_connection *conn, struct comch_fp_link *link, struct doca_ctx *ctx,
+			    const struct softdoca_ctx_ops *ops, const char *func)
+{
+	doca_error_t status;
+
+	status = comch_conn_fp_attach(conn, link, func);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = softdoca_ctx_init(ctx, ops, comch_conn_fp_dev(link));
+	if (status != DOCA_SUCCESS)
+		comch_conn_fp_detach(link);
+	return status;
+}
+
+/* What a destroy checks before it frees: a live context that can be finished. */
+static doca_error_t fp_close(struct doca_ctx *ctx, const char *func)
+{
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, func) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	return softdoca_ctx_fini(ctx);
+}
+
 /* ---- the queue ---- */
 
 static struct comch_queue_hdr *queue_hdr(uint8_t *map)
@@ -336,20 +360,15 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		SDK_LOG_ERR("%s: out of memory", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	status = comch_conn_fp_attach(comch_connection, &p->link, __func__);
+	status = fp_open(comch_connection, &p->link, &p->ctx, &producer_ctx_ops, __func__);
 	if (status != DOCA_SUCCESS)
 		goto free_p;
-	status = softdoca_ctx_init(&p->ctx, &producer_ctx_ops, comch_conn_fp_dev(&p->link));
-	if (status != DOCA_SUCCESS)
-		goto detach;
 	softdoca_task_type_init(&p->send_type, &p->ctx, "comch_producer_send", &producer_send_ops,
 				sizeof(struct doca_comch_producer_task_send));
 	p->id = fp_next_id();
 	*producer = p;
 	return DOCA_SUCCESS;
 
-detach:
-	comch_conn_fp_detach(&p->link);
 free_p:
 	free(p);
 	return status;
@@ -362,9 +381,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 
 	if (producer == NULL)
 		return null_arg(__func__, "producer");
-	if (softdoca_live_check(&producer->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
-		return DOCA_ERROR_INVALID_VALUE;
-	status = softdoca_ctx_fini(&producer->ctx);
+	status = fp_close(&producer->ctx, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
 	comch_conn_fp_detach(&producer->link);
@@ -851,12 +868,9 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	}
 	c->memfd = c->evfd = -1;
 	c->watch.epfd = -1;
-	status = comch_conn_fp_attach(comch_connection, &c->link, __func__);
+	status = fp_open(comch_connection, &c->link, &c->ctx, &consumer_ctx_ops, __func__);
 	if (status != DOCA_SUCCESS)
 		goto free_c;
-	status = softdoca_ctx_init(&c->ctx, &consumer_ctx_ops, comch_conn_fp_dev(&c->link));
-	if (status != DOCA_SUCCESS)
-		goto detach;
 	softdoca_task_type_init(&c->recv_type, &c->ctx, "comch_consumer_post_recv", &post_recv_ops,
 				sizeof(struct doca_comch_consumer_task_post_recv));
 	c->mmap = buf_mmap;
@@ -864,8 +878,6 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	*consumer = c;
 	return DOCA_SUCCESS;
 
-detach:
-	comch_conn_fp_detach(&c->link);
 free_c:
 	free(c);
 	return status;
@@ -878,9 +890,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 
 	if (consumer == NULL)
 		return null_arg(__func__, "consumer");
-	if (softdoca_live_check(&consumer->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
-		return DOCA_ERROR_INVALID_VALUE;
-	status = softdoca_ctx_fini(&consumer->ctx);
+	status = fp_close(&consumer->ctx, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
 	comch_watch_close(&consumer->watch);
