@@ -14,6 +14,7 @@
 #include <doca_mmap.h>
 
 #include "log_internal.h"
+#include "desc.h"
 #include "dev.h"
 #include "bad_state.h"
 #include "mmap.h"
@@ -31,7 +32,6 @@ SDK_LOG_REGISTER(MMAP);
 #define MMAP_LIMIT_MAX_DEVS 65535u
 
 #define DESC_MAGIC "SDMM"
-#define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
 
 
 struct doca_mmap {
@@ -370,35 +370,14 @@ static void desc_encode(const struct doca_mmap *mmap, uint32_t pid, uint64_t non
 }
 
 /* Magic, version and length: what every version shares. */
-static doca_error_t desc_parse_header(const uint8_t *p, size_t desc_len)
-{
-	uint16_t version;
-	uint32_t total_len;
-
-	if (desc_len < DESC_HEADER_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor too short: %zu bytes, a header needs %d",
-			    desc_len, DESC_HEADER_LEN);
-	if (memcmp(p, DESC_MAGIC, 4) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "bad magic: not a softdoca mmap export descriptor");
-	version = get_le16(p + 4);
-	if (version == 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has invalid version 0");
-	if (version > SOFTDOCA_MMAP_DESC_VERSION)
-		return FAIL(DOCA_ERROR_UNSUPPORTED_VERSION,
-			    "mmap descriptor version %u is newer than this softdoca understands (%u)", version,
-			    SOFTDOCA_MMAP_DESC_VERSION);
-	total_len = get_le32(p + 8);
-	if (total_len != desc_len)
-		return FAIL(DOCA_ERROR_INVALID_VALUE,
-			    "mmap descriptor length field says %u bytes but %zu were given (truncated or padded?)",
-			    total_len, desc_len);
-	if (desc_len != SOFTDOCA_MMAP_DESC_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "version 1 mmap descriptor must be %d bytes, not %zu",
-			    SOFTDOCA_MMAP_DESC_LEN, desc_len);
-	if (get_le16(p + 6) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has unknown flags 0x%x", get_le16(p + 6));
-	return DOCA_SUCCESS;
-}
+static const struct core_desc_format desc_format = {
+	.magic = DESC_MAGIC,
+	.version = SOFTDOCA_MMAP_DESC_VERSION,
+	.len = SOFTDOCA_MMAP_DESC_LEN,
+	.what = "mmap descriptor",
+	.magic_what = "mmap export descriptor",
+	.log_source = &sdk_log_source,
+};
 
 /* The version 1 fields; the caller checked the length. */
 static doca_error_t desc_parse_v1(const uint8_t *p, struct softdoca_mmap_desc *d)
@@ -442,9 +421,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_desc_parse(const void *desc, size_t d
 	struct softdoca_mmap_desc d;
 	doca_error_t err;
 
-	if (desc == NULL || out == NULL)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor parse: NULL descriptor or output");
-	err = desc_parse_header(desc, desc_len);
+	err = core_desc_check_header(desc, desc_len, out, &desc_format);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = desc_parse_v1(desc, &d);
