@@ -850,6 +850,25 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data, const void *export_desc,
 						size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap);
 
+/* What an mmap created from an export (RDMA or PCI) is: started, the
+ * exporter's range and permissions, on the one device it was created for. */
+static void mmap_imported_init(struct doca_mmap *m, uint64_t addr, uint64_t len, uint32_t permissions,
+			       struct doca_dev *dev, const union doca_data *user_data)
+{
+	m->from_export = true;
+	m->addr = (uintptr_t)addr;
+	m->len = (size_t)len;
+	m->range_set = true;
+	m->permissions = permissions;
+	m->devs[0] = dev;
+	m->num_devs = 1;
+	softdoca_dev_hold(dev);
+	if (user_data != NULL)
+		m->user_data = *user_data;
+	m->started = true;
+	m->ever_started = true;
+}
+
 DOCA_STABLE
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
@@ -877,19 +896,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		mmap_free(new_mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	new_mmap->from_export = true;
 	new_mmap->remote = d;
-	new_mmap->addr = (uintptr_t)d.addr;
-	new_mmap->len = (size_t)d.len;
-	new_mmap->range_set = true;
-	new_mmap->permissions = d.permissions;
-	new_mmap->devs[0] = dev;
-	new_mmap->num_devs = 1;
-	softdoca_dev_hold(dev);
-	if (user_data != NULL)
-		new_mmap->user_data = *user_data;
-	new_mmap->started = true;
-	new_mmap->ever_started = true;
+	mmap_imported_init(new_mmap, d.addr, d.len, d.permissions, dev, user_data);
 	*mmap = new_mmap;
 	return DOCA_SUCCESS;
 }
@@ -958,18 +966,7 @@ static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data
 		mmap_free(new_mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	new_mmap->from_export = true;
-	new_mmap->addr = (uintptr_t)d.addr;
-	new_mmap->len = (size_t)d.len;
-	new_mmap->range_set = true;
-	new_mmap->permissions = d.permissions;
-	new_mmap->devs[0] = dev;
-	new_mmap->num_devs = 1;
-	softdoca_dev_hold(dev);
-	if (user_data != NULL)
-		new_mmap->user_data = *user_data;
-	new_mmap->started = true;
-	new_mmap->ever_started = true;
+	mmap_imported_init(new_mmap, d.addr, d.len, d.permissions, dev, user_data);
 	*mmap = new_mmap;
 	return DOCA_SUCCESS;
 }
