@@ -34,6 +34,7 @@
 #include <doca_pe.h>
 
 #include "channel.h"
+#include "comch_wait.h"
 #include "dev_rep.h"
 
 #define NAME "softdoca-comch-test"
@@ -73,14 +74,6 @@ static struct doca_dev_rep *test_rep(void)
 }
 #define TEST_REP test_rep()
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static struct doca_dev *open_dev(void)
 {
 	struct doca_devinfo **list;
@@ -93,37 +86,6 @@ static struct doca_dev *open_dev(void)
 		dev = NULL;
 	doca_devinfo_destroy_list(list);
 	return dev;
-}
-
-/* Progress pe until *flag reaches want or ms pass; true if it did. */
-static bool progress_until(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-
-	while (*flag < want) {
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
-	return true;
-}
-
-static bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	enum doca_ctx_states st;
-
-	for (;;) {
-		if (doca_ctx_get_state(ctx, &st) != DOCA_SUCCESS)
-			return false;
-		if (st == want)
-			return true;
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
 }
 
 /* ---- message content: index first, then a pattern; sizes vary ---- */

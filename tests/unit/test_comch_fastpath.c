@@ -44,6 +44,7 @@
 
 #include "channel.h"
 #include "comch_internal.h"
+#include "comch_wait.h"
 #include "dev_rep.h"
 
 #define NAME "fastpath test/server:1" /* bytes the path leaf rule refuses */
@@ -53,14 +54,6 @@
 #define IMM_LEN 8
 
 static char dir[64];
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static struct doca_dev *open_dev_n(uint32_t idx)
 {
@@ -176,35 +169,6 @@ static void on_send(struct doca_comch_task_send *t, union doca_data tu, union do
 	(void)tu;
 	(void)cu;
 	doca_task_free(doca_comch_task_send_as_task(t));
-}
-
-static bool progress_until(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-
-	while (*flag < want) {
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
-	return true;
-}
-
-static bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	enum doca_ctx_states st;
-
-	for (;;) {
-		assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-		if (st == want)
-			return true;
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
 }
 
 static void side_server_open(void)

@@ -1,0 +1,60 @@
+/*
+ * The bounded waits the Comch tests (test_comch.c, test_comch_fastpath.c)
+ * share: a monotonic clock in milliseconds, and progress of a PE until a
+ * counter or a context state is reached or the time is up. Nothing here
+ * asserts, so a forked or exec'd child may use it too. Test programs only.
+ */
+#ifndef TEST_COMCH_WAIT_H_
+#define TEST_COMCH_WAIT_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_ctx.h>
+#include <doca_pe.h>
+
+static inline uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Progress pe until *flag reaches want or ms pass; true if it did. */
+static inline bool progress_until(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (*flag < want) {
+		if (now_ms() > end)
+			return false;
+		if (doca_pe_progress(pe) == 0)
+			usleep(100);
+	}
+	return true;
+}
+
+/* Progress pe until ctx is in state want or ms pass; true if it got there
+ * (false too when the state cannot be read). */
+static inline bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want,
+					uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	enum doca_ctx_states st;
+
+	for (;;) {
+		if (doca_ctx_get_state(ctx, &st) != DOCA_SUCCESS)
+			return false;
+		if (st == want)
+			return true;
+		if (now_ms() > end)
+			return false;
+		if (doca_pe_progress(pe) == 0)
+			usleep(100);
+	}
+}
+
+#endif /* TEST_COMCH_WAIT_H_ */
