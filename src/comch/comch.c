@@ -1189,6 +1189,15 @@ static doca_error_t ep_set_recv_queue_size(struct comch_ep *ep, uint32_t size, c
 	return DOCA_SUCCESS;
 }
 
+/* A server's or client's uint32_t getter: field is NULL when the object is. */
+static doca_error_t ep_get_u32(const uint32_t *field, const char *who, uint32_t *size, const char *func)
+{
+	if (field == NULL || size == NULL)
+		return null_arg(func, field == NULL ? who : "size");
+	*size = *field;
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
 {
@@ -1208,19 +1217,13 @@ doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return null_arg(__func__, comch_server == NULL ? "comch_server" : "size");
-	*size = comch_server->ep.max_msg_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.max_msg_size, "comch_server", size, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	if (comch_client == NULL || size == NULL)
-		return null_arg(__func__, comch_client == NULL ? "comch_client" : "size");
-	*size = comch_client->ep.max_msg_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.max_msg_size, "comch_client", size, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1242,19 +1245,15 @@ doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *com
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return null_arg(__func__, comch_server == NULL ? "comch_server" : "size");
-	*size = comch_server->ep.recv_queue_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.recv_queue_size, "comch_server", size,
+			  __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	if (comch_client == NULL || size == NULL)
-		return null_arg(__func__, comch_client == NULL ? "comch_client" : "size");
-	*size = comch_client->ep.recv_queue_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.recv_queue_size, "comch_client", size,
+			  __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1318,6 +1317,13 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 
 /* ---- tasks and events ---- */
 
+static doca_error_t ep_task_send_set_conf(struct comch_ep *ep, doca_comch_task_send_completion_cb_t completion_cb,
+					  doca_comch_task_send_completion_cb_t error_cb, uint32_t num_send_tasks)
+{
+	return softdoca_task_type_set_conf(&ep->send_type, (doca_task_completion_cb_t)completion_cb,
+					   (doca_task_completion_cb_t)error_cb, num_send_tasks);
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
@@ -1326,8 +1332,7 @@ doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comc
 {
 	if (comch_server == NULL)
 		return null_arg(__func__, "comch_server");
-	return softdoca_task_type_set_conf(&comch_server->ep.send_type, (doca_task_completion_cb_t)task_completion_cb,
-					   (doca_task_completion_cb_t)task_error_cb, num_send_tasks);
+	return ep_task_send_set_conf(&comch_server->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
 DOCA_EXPERIMENTAL
@@ -1338,8 +1343,7 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
 {
 	if (comch_client == NULL)
 		return null_arg(__func__, "comch_client");
-	return softdoca_task_type_set_conf(&comch_client->ep.send_type, (doca_task_completion_cb_t)task_completion_cb,
-					   (doca_task_completion_cb_t)task_error_cb, num_send_tasks);
+	return ep_task_send_set_conf(&comch_client->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
 DOCA_EXPERIMENTAL
