@@ -1049,7 +1049,8 @@ static doca_error_t ep_init(struct comch_ep *ep, const struct softdoca_ctx_ops *
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t ep_destroy(struct comch_ep *ep, const char *func)
+/* owner: the server or client that embeds ep, freed with it on success. */
+static doca_error_t ep_destroy(struct comch_ep *ep, void *owner, const char *func)
 {
 	doca_error_t status;
 
@@ -1060,6 +1061,7 @@ static doca_error_t ep_destroy(struct comch_ep *ep, const char *func)
 		return status;
 	comch_watch_close(&ep->watch);
 	ep_free_conns(ep);
+	free(owner);
 	return DOCA_SUCCESS;
 }
 
@@ -1101,15 +1103,9 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 {
-	doca_error_t status;
-
 	if (comch_server == NULL)
 		return null_arg(__func__, "comch_server");
-	status = ep_destroy(&comch_server->ep, __func__);
-	if (status != DOCA_SUCCESS)
-		return status;
-	free(comch_server);
-	return DOCA_SUCCESS;
+	return ep_destroy(&comch_server->ep, comch_server, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1139,15 +1135,9 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 {
-	doca_error_t status;
-
 	if (comch_client == NULL)
 		return null_arg(__func__, "comch_client");
-	status = ep_destroy(&comch_client->ep, __func__);
-	if (status != DOCA_SUCCESS)
-		return status;
-	free(comch_client);
-	return DOCA_SUCCESS;
+	return ep_destroy(&comch_client->ep, comch_client, __func__);
 }
 
 DOCA_EXPERIMENTAL
