@@ -34,7 +34,7 @@
 #include <doca_pe.h>
 
 #include "channel.h"
-#include "comch_wait.h"
+#include "comch_test.h"
 #include "dev_rep.h"
 
 #define NAME "softdoca-comch-test"
@@ -387,12 +387,8 @@ static int child_main(const char *role)
 
 static int setup_dir(void **state)
 {
-	char tmpl[] = "/tmp/softdoca-comch-test-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(dir, sizeof(dir), "%s", tmpl);
-	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+	comch_test_dir_make(dir, sizeof(dir), "/tmp/softdoca-comch-test-XXXXXX");
 	return 0;
 }
 

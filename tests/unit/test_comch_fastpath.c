@@ -44,7 +44,7 @@
 
 #include "channel.h"
 #include "comch_internal.h"
-#include "comch_wait.h"
+#include "comch_test.h"
 #include "dev_rep.h"
 
 #define NAME "fastpath test/server:1" /* bytes the path leaf rule refuses */
@@ -505,12 +505,8 @@ static int child_main(const char *role)
 
 static int setup_dir(void **state)
 {
-	char tmpl[] = "/tmp/softdoca-comch-fp-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(dir, sizeof(dir), "%s", tmpl);
-	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+	comch_test_dir_make(dir, sizeof(dir), "/tmp/softdoca-comch-fp-XXXXXX");
 	return 0;
 }
 

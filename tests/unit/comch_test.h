@@ -1,16 +1,24 @@
 /*
- * The bounded waits the Comch tests (test_comch.c, test_comch_fastpath.c)
- * share: a monotonic clock in milliseconds, and progress of a PE until a
- * counter or a context state is reached or the time is up. Nothing here
- * asserts, so a forked or exec'd child may use it too. Test programs only.
+ * What the Comch tests (test_comch.c, test_comch_fastpath.c) share: a
+ * monotonic clock in milliseconds, progress of a PE until a counter or a
+ * context state is reached or the time is up (these never assert, so a
+ * forked or exec'd child may use them too), and each test's own
+ * rendezvous directory. Test programs only.
  */
-#ifndef TEST_COMCH_WAIT_H_
-#define TEST_COMCH_WAIT_H_
+#ifndef TEST_COMCH_TEST_H_
+#define TEST_COMCH_TEST_H_
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include <doca_ctx.h>
 #include <doca_pe.h>
@@ -57,4 +65,16 @@ static inline bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx
 	}
 }
 
-#endif /* TEST_COMCH_WAIT_H_ */
+/* Make a fresh directory from tmpl (a path ending in XXXXXX), write its
+ * path to dir and point SOFTDOCA_PCIE_DIR at it. */
+static inline void comch_test_dir_make(char *dir, size_t size, const char *tmpl)
+{
+	char path[64];
+
+	assert_true(snprintf(path, sizeof(path), "%s", tmpl) < (int)sizeof(path));
+	assert_non_null(mkdtemp(path));
+	snprintf(dir, size, "%s", path);
+	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+}
+
+#endif /* TEST_COMCH_TEST_H_ */
