@@ -2,8 +2,8 @@
  * What the Comch tests (test_comch.c, test_comch_fastpath.c) share: a
  * monotonic clock in milliseconds, progress of a PE until a counter or a
  * context state is reached or the time is up (these never assert, so a
- * forked or exec'd child may use them too), and each test's own
- * rendezvous directory. Test programs only.
+ * forked or exec'd child may use them too), each test's own rendezvous
+ * directory, and the start of a test's other process. Test programs only.
  */
 #ifndef TEST_COMCH_TEST_H_
 #define TEST_COMCH_TEST_H_
@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +76,20 @@ static inline void comch_test_dir_make(char *dir, size_t size, const char *tmpl)
 	assert_non_null(mkdtemp(path));
 	snprintf(dir, size, "%s", path);
 	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+}
+
+/* The other process of a two-process test runs this binary again as prog
+ * with "--child <role>" (exec after fork: the child starts clean, and
+ * sanitizers that refuse threads after a fork are content). */
+static inline pid_t comch_test_spawn(const char *prog, const char *role)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/proc/self/exe", prog, "--child", role, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
 }
 
 #endif /* TEST_COMCH_TEST_H_ */

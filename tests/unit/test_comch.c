@@ -350,18 +350,9 @@ static int client_child_main(void)
 	return cli_close(true);
 }
 
-/* The other process of a two-process test runs this binary again with
- * "--child <role>" (exec after fork: the child starts clean, and
- * sanitizers that refuse threads after a fork are content). */
 static pid_t spawn_child(const char *role)
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_comch", "--child", role, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return comch_test_spawn("test_comch", role);
 }
 
 static int child_main(const char *role)

@@ -483,13 +483,7 @@ static int child_server_consumer(void)
 
 static pid_t spawn_child(const char *role)
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_comch_fastpath", "--child", role, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return comch_test_spawn("test_comch_fastpath", role);
 }
 
 static int child_main(const char *role)
