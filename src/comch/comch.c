@@ -1049,7 +1049,8 @@ static doca_error_t ep_init(struct comch_ep *ep, const struct softdoca_ctx_ops *
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t ep_destroy(struct comch_ep *ep, const char *func)
+/* owner: the server or client that embeds ep, freed with it on success. */
+static doca_error_t ep_destroy(struct comch_ep *ep, void *owner, const char *func)
 {
 	doca_error_t status;
 
@@ -1060,6 +1061,7 @@ static doca_error_t ep_destroy(struct comch_ep *ep, const char *func)
 		return status;
 	comch_watch_close(&ep->watch);
 	ep_free_conns(ep);
+	free(owner);
 	return DOCA_SUCCESS;
 }
 
@@ -1101,15 +1103,9 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 {
-	doca_error_t status;
-
 	if (comch_server == NULL)
 		return null_arg(__func__, "comch_server");
-	status = ep_destroy(&comch_server->ep, __func__);
-	if (status != DOCA_SUCCESS)
-		return status;
-	free(comch_server);
-	return DOCA_SUCCESS;
+	return ep_destroy(&comch_server->ep, comch_server, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1139,15 +1135,9 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 {
-	doca_error_t status;
-
 	if (comch_client == NULL)
 		return null_arg(__func__, "comch_client");
-	status = ep_destroy(&comch_client->ep, __func__);
-	if (status != DOCA_SUCCESS)
-		return status;
-	free(comch_client);
-	return DOCA_SUCCESS;
+	return ep_destroy(&comch_client->ep, comch_client, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1189,6 +1179,15 @@ static doca_error_t ep_set_recv_queue_size(struct comch_ep *ep, uint32_t size, c
 	return DOCA_SUCCESS;
 }
 
+/* A server's or client's uint32_t getter: field is NULL when the object is. */
+static doca_error_t ep_get_u32(const uint32_t *field, const char *who, uint32_t *size, const char *func)
+{
+	if (field == NULL || size == NULL)
+		return null_arg(func, field == NULL ? who : "size");
+	*size = *field;
+	return DOCA_SUCCESS;
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
 {
@@ -1208,19 +1207,13 @@ doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return null_arg(__func__, comch_server == NULL ? "comch_server" : "size");
-	*size = comch_server->ep.max_msg_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.max_msg_size, "comch_server", size, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	if (comch_client == NULL || size == NULL)
-		return null_arg(__func__, comch_client == NULL ? "comch_client" : "size");
-	*size = comch_client->ep.max_msg_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.max_msg_size, "comch_client", size, __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1242,19 +1235,15 @@ doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *com
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
-	if (comch_server == NULL || size == NULL)
-		return null_arg(__func__, comch_server == NULL ? "comch_server" : "size");
-	*size = comch_server->ep.recv_queue_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.recv_queue_size, "comch_server", size,
+			  __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
-	if (comch_client == NULL || size == NULL)
-		return null_arg(__func__, comch_client == NULL ? "comch_client" : "size");
-	*size = comch_client->ep.recv_queue_size;
-	return DOCA_SUCCESS;
+	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.recv_queue_size, "comch_client", size,
+			  __func__);
 }
 
 DOCA_EXPERIMENTAL
@@ -1318,6 +1307,13 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 
 /* ---- tasks and events ---- */
 
+static doca_error_t ep_task_send_set_conf(struct comch_ep *ep, doca_comch_task_send_completion_cb_t completion_cb,
+					  doca_comch_task_send_completion_cb_t error_cb, uint32_t num_send_tasks)
+{
+	return softdoca_task_type_set_conf(&ep->send_type, (doca_task_completion_cb_t)completion_cb,
+					   (doca_task_completion_cb_t)error_cb, num_send_tasks);
+}
+
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
@@ -1326,8 +1322,7 @@ doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comc
 {
 	if (comch_server == NULL)
 		return null_arg(__func__, "comch_server");
-	return softdoca_task_type_set_conf(&comch_server->ep.send_type, (doca_task_completion_cb_t)task_completion_cb,
-					   (doca_task_completion_cb_t)task_error_cb, num_send_tasks);
+	return ep_task_send_set_conf(&comch_server->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
 DOCA_EXPERIMENTAL
@@ -1338,8 +1333,7 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
 {
 	if (comch_client == NULL)
 		return null_arg(__func__, "comch_client");
-	return softdoca_task_type_set_conf(&comch_client->ep.send_type, (doca_task_completion_cb_t)task_completion_cb,
-					   (doca_task_completion_cb_t)task_error_cb, num_send_tasks);
+	return ep_task_send_set_conf(&comch_client->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
 DOCA_EXPERIMENTAL
@@ -1515,7 +1509,7 @@ doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connectio
 
 /* ---- capabilities ---- */
 
-static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
+doca_error_t comch_cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
 {
 	if (devinfo == NULL || out == NULL)
 		return null_arg(func, devinfo == NULL ? "devinfo" : "output");
@@ -1526,31 +1520,31 @@ static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, u
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
 {
-	return cap_u32(devinfo, max_name_len, COMCH_MAX_NAME_LEN, __func__);
+	return comch_cap_u32(devinfo, max_name_len, COMCH_MAX_NAME_LEN, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32(devinfo, size, COMCH_MAX_MSG_SIZE, __func__);
+	return comch_cap_u32(devinfo, size, COMCH_MAX_MSG_SIZE, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
-	return cap_u32(devinfo, size, COMCH_MAX_RECV_QUEUE, __func__);
+	return comch_cap_u32(devinfo, size, COMCH_MAX_RECV_QUEUE, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
 {
-	return cap_u32(devinfo, num_clients, COMCH_MAX_CLIENTS, __func__);
+	return comch_cap_u32(devinfo, num_clients, COMCH_MAX_CLIENTS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
 {
-	return cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
+	return comch_cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
 }
 
 /* The personality is fixed when a program is built (DOCA_ARCH_DPU in its

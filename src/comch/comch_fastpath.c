@@ -70,6 +70,30 @@ static uint32_t fp_next_id(void)
 	return id;
 }
 
+/* Attach link to the connection and set ctx up on its device: on failure
+ * neither stays, and the caller frees only its own object. */
+static doca_error_t fp_open(struct doca_comch_connection *conn, struct comch_fp_link *link, struct doca_ctx *ctx,
+			    const struct softdoca_ctx_ops *ops, const char *func)
+{
+	doca_error_t status;
+
+	status = comch_conn_fp_attach(conn, link, func);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = softdoca_ctx_init(ctx, ops, comch_conn_fp_dev(link));
+	if (status != DOCA_SUCCESS)
+		comch_conn_fp_detach(link);
+	return status;
+}
+
+/* What a destroy checks before it frees: a live context that can be finished. */
+static doca_error_t fp_close(struct doca_ctx *ctx, const char *func)
+{
+	if (softdoca_live_check(ctx, SOFTDOCA_LIVE_CTX, func) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	return softdoca_ctx_fini(ctx);
+}
+
 /* ---- the queue ---- */
 
 static struct comch_queue_hdr *queue_hdr(uint8_t *map)
@@ -336,20 +360,15 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		SDK_LOG_ERR("%s: out of memory", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	status = comch_conn_fp_attach(comch_connection, &p->link, __func__);
+	status = fp_open(comch_connection, &p->link, &p->ctx, &producer_ctx_ops, __func__);
 	if (status != DOCA_SUCCESS)
 		goto free_p;
-	status = softdoca_ctx_init(&p->ctx, &producer_ctx_ops, comch_conn_fp_dev(&p->link));
-	if (status != DOCA_SUCCESS)
-		goto detach;
 	softdoca_task_type_init(&p->send_type, &p->ctx, "comch_producer_send", &producer_send_ops,
 				sizeof(struct doca_comch_producer_task_send));
 	p->id = fp_next_id();
 	*producer = p;
 	return DOCA_SUCCESS;
 
-detach:
-	comch_conn_fp_detach(&p->link);
 free_p:
 	free(p);
 	return status;
@@ -362,9 +381,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 
 	if (producer == NULL)
 		return null_arg(__func__, "producer");
-	if (softdoca_live_check(&producer->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
-		return DOCA_ERROR_INVALID_VALUE;
-	status = softdoca_ctx_fini(&producer->ctx);
+	status = fp_close(&producer->ctx, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
 	comch_conn_fp_detach(&producer->link);
@@ -387,14 +404,6 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func)
-{
-	if (devinfo == NULL || out == NULL)
-		return null_arg(func, devinfo == NULL ? "devinfo" : "output");
-	*out = value;
-	return DOCA_SUCCESS;
-}
-
 /* Every soft device, either personality (see doca_comch_cap_server_is_supported). */
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
@@ -405,26 +414,26 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32(devinfo, max_num_tasks, FP_MAX_PRODUCER_TASKS, __func__);
+	return comch_cap_u32(devinfo, max_num_tasks, FP_MAX_PRODUCER_TASKS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
+	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32(devinfo, max_buf_list_len, 1, __func__);
+	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
-	return cap_u32(devinfo, max_producers, FP_MAX_PRODUCERS, __func__);
+	return comch_cap_u32(devinfo, max_producers, FP_MAX_PRODUCERS, __func__);
 }
 
 FASTPATH_STUB(doca_error_t doca_comch_producer_set_dev_max_num_send(struct doca_comch_producer *producer,
@@ -880,12 +889,9 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	}
 	c->memfd = c->evfd = -1;
 	c->watch.epfd = -1;
-	status = comch_conn_fp_attach(comch_connection, &c->link, __func__);
+	status = fp_open(comch_connection, &c->link, &c->ctx, &consumer_ctx_ops, __func__);
 	if (status != DOCA_SUCCESS)
 		goto free_c;
-	status = softdoca_ctx_init(&c->ctx, &consumer_ctx_ops, comch_conn_fp_dev(&c->link));
-	if (status != DOCA_SUCCESS)
-		goto detach;
 	softdoca_task_type_init(&c->recv_type, &c->ctx, "comch_consumer_post_recv", &post_recv_ops,
 				sizeof(struct doca_comch_consumer_task_post_recv));
 	c->mmap = buf_mmap;
@@ -893,8 +899,6 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	*consumer = c;
 	return DOCA_SUCCESS;
 
-detach:
-	comch_conn_fp_detach(&c->link);
 free_c:
 	free(c);
 	return status;
@@ -907,9 +911,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 
 	if (consumer == NULL)
 		return null_arg(__func__, "consumer");
-	if (softdoca_live_check(&consumer->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
-		return DOCA_ERROR_INVALID_VALUE;
-	status = softdoca_ctx_fini(&consumer->ctx);
+	status = fp_close(&consumer->ctx, __func__);
 	if (status != DOCA_SUCCESS)
 		return status;
 	comch_watch_close(&consumer->watch);
@@ -943,33 +945,33 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
-	return cap_u32(devinfo, max_num_tasks, COMCH_FP_MAX_SLOTS, __func__);
+	return comch_cap_u32(devinfo, max_num_tasks, COMCH_FP_MAX_SLOTS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
-	return cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
+	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
-	return cap_u32(devinfo, max_buf_list_len, 1, __func__);
+	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
-	return cap_u32(devinfo, max_consumers, COMCH_FP_MAX_CONSUMERS, __func__);
+	return comch_cap_u32(devinfo, max_consumers, COMCH_FP_MAX_CONSUMERS, __func__);
 }
 
 DOCA_EXPERIMENTAL
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
-	return cap_u32(devinfo, max_imm_data_len, COMCH_FP_MAX_IMM, __func__);
+	return comch_cap_u32(devinfo, max_imm_data_len, COMCH_FP_MAX_IMM, __func__);
 }
 
 DOCA_EXPERIMENTAL

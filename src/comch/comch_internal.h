@@ -129,4 +129,8 @@ struct comch_remote_consumer *comch_conn_fp_consumer(struct comch_fp_link *link,
 /* The device of the connection's context (NULL when gone). */
 struct doca_dev *comch_conn_fp_dev(struct comch_fp_link *link);
 
+/* A capability query's answer: value into *out, or DOCA_ERROR_INVALID_VALUE
+ * (logged naming func) when devinfo or out is NULL. */
+doca_error_t comch_cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value, const char *func);
+
 #endif /* SOFTDOCA_COMCH_INTERNAL_H_ */

@@ -14,6 +14,7 @@
 #include <doca_mmap.h>
 
 #include "log_internal.h"
+#include "desc.h"
 #include "dev.h"
 #include "bad_state.h"
 #include "mmap.h"
@@ -31,7 +32,6 @@ SDK_LOG_REGISTER(MMAP);
 #define MMAP_LIMIT_MAX_DEVS 65535u
 
 #define DESC_MAGIC "SDMM"
-#define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
 
 
 struct doca_mmap {
@@ -370,35 +370,14 @@ static void desc_encode(const struct doca_mmap *mmap, uint32_t pid, uint64_t non
 }
 
 /* Magic, version and length: what every version shares. */
-static doca_error_t desc_parse_header(const uint8_t *p, size_t desc_len)
-{
-	uint16_t version;
-	uint32_t total_len;
-
-	if (desc_len < DESC_HEADER_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor too short: %zu bytes, a header needs %d",
-			    desc_len, DESC_HEADER_LEN);
-	if (memcmp(p, DESC_MAGIC, 4) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "bad magic: not a softdoca mmap export descriptor");
-	version = get_le16(p + 4);
-	if (version == 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has invalid version 0");
-	if (version > SOFTDOCA_MMAP_DESC_VERSION)
-		return FAIL(DOCA_ERROR_UNSUPPORTED_VERSION,
-			    "mmap descriptor version %u is newer than this softdoca understands (%u)", version,
-			    SOFTDOCA_MMAP_DESC_VERSION);
-	total_len = get_le32(p + 8);
-	if (total_len != desc_len)
-		return FAIL(DOCA_ERROR_INVALID_VALUE,
-			    "mmap descriptor length field says %u bytes but %zu were given (truncated or padded?)",
-			    total_len, desc_len);
-	if (desc_len != SOFTDOCA_MMAP_DESC_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "version 1 mmap descriptor must be %d bytes, not %zu",
-			    SOFTDOCA_MMAP_DESC_LEN, desc_len);
-	if (get_le16(p + 6) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor has unknown flags 0x%x", get_le16(p + 6));
-	return DOCA_SUCCESS;
-}
+static const struct core_desc_format desc_format = {
+	.magic = DESC_MAGIC,
+	.version = SOFTDOCA_MMAP_DESC_VERSION,
+	.len = SOFTDOCA_MMAP_DESC_LEN,
+	.what = "mmap descriptor",
+	.magic_what = "mmap export descriptor",
+	.log_source = &sdk_log_source,
+};
 
 /* The version 1 fields; the caller checked the length. */
 static doca_error_t desc_parse_v1(const uint8_t *p, struct softdoca_mmap_desc *d)
@@ -442,9 +421,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_desc_parse(const void *desc, size_t d
 	struct softdoca_mmap_desc d;
 	doca_error_t err;
 
-	if (desc == NULL || out == NULL)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap descriptor parse: NULL descriptor or output");
-	err = desc_parse_header(desc, desc_len);
+	err = core_desc_check_header(desc, desc_len, out, &desc_format);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = desc_parse_v1(desc, &d);
@@ -878,6 +855,25 @@ doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev
 static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data, const void *export_desc,
 						size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap);
 
+/* What an mmap created from an export (RDMA or PCI) is: started, the
+ * exporter's range and permissions, on the one device it was created for. */
+static void mmap_imported_init(struct doca_mmap *m, uint64_t addr, uint64_t len, uint32_t permissions,
+			       struct doca_dev *dev, const union doca_data *user_data)
+{
+	m->from_export = true;
+	m->addr = (uintptr_t)addr;
+	m->len = (size_t)len;
+	m->range_set = true;
+	m->permissions = permissions;
+	m->devs[0] = dev;
+	m->num_devs = 1;
+	softdoca_dev_hold(dev);
+	if (user_data != NULL)
+		m->user_data = *user_data;
+	m->started = true;
+	m->ever_started = true;
+}
+
 DOCA_STABLE
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
 					  size_t export_desc_len, struct doca_dev *dev, struct doca_mmap **mmap)
@@ -905,19 +901,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		mmap_free(new_mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	new_mmap->from_export = true;
 	new_mmap->remote = d;
-	new_mmap->addr = (uintptr_t)d.addr;
-	new_mmap->len = (size_t)d.len;
-	new_mmap->range_set = true;
-	new_mmap->permissions = d.permissions;
-	new_mmap->devs[0] = dev;
-	new_mmap->num_devs = 1;
-	softdoca_dev_hold(dev);
-	if (user_data != NULL)
-		new_mmap->user_data = *user_data;
-	new_mmap->started = true;
-	new_mmap->ever_started = true;
+	mmap_imported_init(new_mmap, d.addr, d.len, d.permissions, dev, user_data);
 	*mmap = new_mmap;
 	return DOCA_SUCCESS;
 }
@@ -986,18 +971,7 @@ static doca_error_t mmap_create_from_pci_export(const union doca_data *user_data
 		mmap_free(new_mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	new_mmap->from_export = true;
-	new_mmap->addr = (uintptr_t)d.addr;
-	new_mmap->len = (size_t)d.len;
-	new_mmap->range_set = true;
-	new_mmap->permissions = d.permissions;
-	new_mmap->devs[0] = dev;
-	new_mmap->num_devs = 1;
-	softdoca_dev_hold(dev);
-	if (user_data != NULL)
-		new_mmap->user_data = *user_data;
-	new_mmap->started = true;
-	new_mmap->ever_started = true;
+	mmap_imported_init(new_mmap, d.addr, d.len, d.permissions, dev, user_data);
 	*mmap = new_mmap;
 	return DOCA_SUCCESS;
 }

@@ -22,6 +22,7 @@
 
 #include <doca_types.h>
 
+#include "desc.h"
 #include "log_internal.h"
 #include "mmap.h"
 #include "mmap_pci.h"
@@ -35,7 +36,6 @@ SDK_LOG_REGISTER(MMAP_PCI)
 #define SYS_pidfd_open 434
 #endif
 
-#define DESC_HEADER_LEN 12
 #define TABLE_MAGIC "SDPCITBL"
 #define TABLE_VERSION 1u
 /* Highest user-space address of any Linux ABI (5-level paging). */
@@ -188,35 +188,14 @@ static void desc_encode(uint8_t *p, const struct softdoca_pci_desc *d)
 	put_le(p + 80, d->len, 8);
 }
 
-static doca_error_t desc_parse_header(const uint8_t *p, size_t desc_len)
-{
-	uint32_t version, flags, total_len;
-
-	if (desc_len < DESC_HEADER_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI export descriptor too short: %zu bytes, a header needs %d",
-			    desc_len, DESC_HEADER_LEN);
-	if (memcmp(p, SOFTDOCA_PCI_DESC_MAGIC, 4) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "bad magic: not a softdoca PCI export descriptor");
-	version = (uint32_t)get_le(p + 4, 2);
-	if (version == 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI export descriptor has invalid version 0");
-	if (version > SOFTDOCA_PCI_DESC_VERSION)
-		return FAIL(DOCA_ERROR_UNSUPPORTED_VERSION,
-			    "PCI export descriptor version %u is newer than this softdoca understands (%u)", version,
-			    SOFTDOCA_PCI_DESC_VERSION);
-	total_len = (uint32_t)get_le(p + 8, 4);
-	if (total_len != desc_len)
-		return FAIL(DOCA_ERROR_INVALID_VALUE,
-			    "PCI export descriptor length field says %u bytes but %zu were given (truncated or padded?)",
-			    total_len, desc_len);
-	if (desc_len != SOFTDOCA_PCI_DESC_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "version 1 PCI export descriptor must be %d bytes, not %zu",
-			    SOFTDOCA_PCI_DESC_LEN, desc_len);
-	flags = (uint32_t)get_le(p + 6, 2);
-	if (flags != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI export descriptor has unknown flags 0x%x", flags);
-	return DOCA_SUCCESS;
-}
+static const struct core_desc_format desc_format = {
+	.magic = SOFTDOCA_PCI_DESC_MAGIC,
+	.version = SOFTDOCA_PCI_DESC_VERSION,
+	.len = SOFTDOCA_PCI_DESC_LEN,
+	.what = "PCI export descriptor",
+	.magic_what = "PCI export descriptor",
+	.log_source = &sdk_log_source,
+};
 
 /* What only an mmap export carries: a range and PCI permissions. */
 static doca_error_t desc_check_mmap(const struct softdoca_pci_desc *d)
@@ -285,9 +264,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_pci_desc_parse(const void *desc, size_t de
 	struct softdoca_pci_desc d;
 	doca_error_t err;
 
-	if (desc == NULL || out == NULL)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI export descriptor parse: NULL descriptor or output");
-	err = desc_parse_header(desc, desc_len);
+	err = core_desc_check_header(desc, desc_len, out, &desc_format);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = desc_parse_v1(desc, &d);

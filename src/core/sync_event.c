@@ -36,6 +36,7 @@
 #include "bad_state.h"
 #include "buf.h"
 #include "ctx.h"
+#include "desc.h"
 #include "dev.h"
 #include "live.h"
 #include "log_internal.h"
@@ -51,7 +52,6 @@ SDK_LOG_REGISTER(SYNC_EVENT)
 #define FAIL(err, ...) (SDK_LOG_ERR(__VA_ARGS__), (err))
 
 #define DESC_MAGIC "SDSE"
-#define DESC_HEADER_LEN 12 /* magic, version, flags, total length */
 
 
 /* Waiting: polls before the first sleep, then how long one sleep may last. */
@@ -498,35 +498,14 @@ static void desc_encode(const struct doca_sync_event *ev, uint32_t pid, uint64_t
 }
 
 /* Magic, version and length: what every version shares. */
-static doca_error_t desc_parse_header(const uint8_t *p, size_t desc_len)
-{
-	uint32_t version, flags, total_len;
-
-	if (desc_len < DESC_HEADER_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "sync event descriptor too short: %zu bytes, a header needs %d",
-			    desc_len, DESC_HEADER_LEN);
-	if (memcmp(p, DESC_MAGIC, 4) != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "bad magic: not a softdoca sync event export descriptor");
-	version = (uint32_t)get_le(p + 4, 2);
-	if (version == 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "sync event descriptor has invalid version 0");
-	if (version > SOFTDOCA_SYNC_EVENT_DESC_VERSION)
-		return FAIL(DOCA_ERROR_UNSUPPORTED_VERSION,
-			    "sync event descriptor version %u is newer than this softdoca understands (%u)", version,
-			    SOFTDOCA_SYNC_EVENT_DESC_VERSION);
-	total_len = (uint32_t)get_le(p + 8, 4);
-	if (total_len != desc_len)
-		return FAIL(DOCA_ERROR_INVALID_VALUE,
-			    "sync event descriptor length field says %u bytes but %zu were given (truncated or padded?)",
-			    total_len, desc_len);
-	if (desc_len != SOFTDOCA_SYNC_EVENT_DESC_LEN)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "version 1 sync event descriptor must be %d bytes, not %zu",
-			    SOFTDOCA_SYNC_EVENT_DESC_LEN, desc_len);
-	flags = (uint32_t)get_le(p + 6, 2);
-	if (flags != 0)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "sync event descriptor has unknown flags 0x%x", flags);
-	return DOCA_SUCCESS;
-}
+static const struct core_desc_format desc_format = {
+	.magic = DESC_MAGIC,
+	.version = SOFTDOCA_SYNC_EVENT_DESC_VERSION,
+	.len = SOFTDOCA_SYNC_EVENT_DESC_LEN,
+	.what = "sync event descriptor",
+	.magic_what = "sync event export descriptor",
+	.log_source = &sdk_log_source,
+};
 
 /* The version 1 fields; the caller checked the length. */
 static doca_error_t desc_parse_v1(const uint8_t *p, struct softdoca_sync_event_desc *d)
@@ -552,9 +531,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_sync_event_desc_parse(const void *desc, si
 	struct softdoca_sync_event_desc d;
 	doca_error_t err;
 
-	if (desc == NULL || out == NULL)
-		return FAIL(DOCA_ERROR_INVALID_VALUE, "sync event descriptor parse: NULL descriptor or output");
-	err = desc_parse_header(desc, desc_len);
+	err = core_desc_check_header(desc, desc_len, out, &desc_format);
 	if (err != DOCA_SUCCESS)
 		return err;
 	err = desc_parse_v1(desc, &d);

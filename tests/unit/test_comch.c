@@ -34,6 +34,7 @@
 #include <doca_pe.h>
 
 #include "channel.h"
+#include "comch_test.h"
 #include "dev_rep.h"
 
 #define NAME "softdoca-comch-test"
@@ -73,14 +74,6 @@ static struct doca_dev_rep *test_rep(void)
 }
 #define TEST_REP test_rep()
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 static struct doca_dev *open_dev(void)
 {
 	struct doca_devinfo **list;
@@ -93,37 +86,6 @@ static struct doca_dev *open_dev(void)
 		dev = NULL;
 	doca_devinfo_destroy_list(list);
 	return dev;
-}
-
-/* Progress pe until *flag reaches want or ms pass; true if it did. */
-static bool progress_until(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-
-	while (*flag < want) {
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
-	return true;
-}
-
-static bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	enum doca_ctx_states st;
-
-	for (;;) {
-		if (doca_ctx_get_state(ctx, &st) != DOCA_SUCCESS)
-			return false;
-		if (st == want)
-			return true;
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
 }
 
 /* ---- message content: index first, then a pattern; sizes vary ---- */
@@ -388,18 +350,9 @@ static int client_child_main(void)
 	return cli_close(true);
 }
 
-/* The other process of a two-process test runs this binary again with
- * "--child <role>" (exec after fork: the child starts clean, and
- * sanitizers that refuse threads after a fork are content). */
 static pid_t spawn_child(const char *role)
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_comch", "--child", role, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return comch_test_spawn("test_comch", role);
 }
 
 static int child_main(const char *role)
@@ -425,12 +378,8 @@ static int child_main(const char *role)
 
 static int setup_dir(void **state)
 {
-	char tmpl[] = "/tmp/softdoca-comch-test-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(dir, sizeof(dir), "%s", tmpl);
-	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+	comch_test_dir_make(dir, sizeof(dir), "/tmp/softdoca-comch-test-XXXXXX");
 	return 0;
 }
 

@@ -44,6 +44,7 @@
 
 #include "channel.h"
 #include "comch_internal.h"
+#include "comch_test.h"
 #include "dev_rep.h"
 
 #define NAME "fastpath test/server:1" /* bytes the path leaf rule refuses */
@@ -53,14 +54,6 @@
 #define IMM_LEN 8
 
 static char dir[64];
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static struct doca_dev *open_dev_n(uint32_t idx)
 {
@@ -176,35 +169,6 @@ static void on_send(struct doca_comch_task_send *t, union doca_data tu, union do
 	(void)tu;
 	(void)cu;
 	doca_task_free(doca_comch_task_send_as_task(t));
-}
-
-static bool progress_until(struct doca_pe *pe, volatile int *flag, int want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-
-	while (*flag < want) {
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
-	return true;
-}
-
-static bool progress_until_state(struct doca_pe *pe, struct doca_ctx *ctx, enum doca_ctx_states want, uint64_t ms)
-{
-	uint64_t end = now_ms() + ms;
-	enum doca_ctx_states st;
-
-	for (;;) {
-		assert_int_equal(doca_ctx_get_state(ctx, &st), DOCA_SUCCESS);
-		if (st == want)
-			return true;
-		if (now_ms() > end)
-			return false;
-		if (doca_pe_progress(pe) == 0)
-			usleep(100);
-	}
 }
 
 static void side_server_open(void)
@@ -546,13 +510,7 @@ static int child_server_consumer(void)
 
 static pid_t spawn_child(const char *role)
 {
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		execl("/proc/self/exe", "test_comch_fastpath", "--child", role, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
+	return comch_test_spawn("test_comch_fastpath", role);
 }
 
 static int child_main(const char *role)
@@ -570,12 +528,8 @@ static int child_main(const char *role)
 
 static int setup_dir(void **state)
 {
-	char tmpl[] = "/tmp/softdoca-comch-fp-XXXXXX";
-
 	(void)state;
-	assert_non_null(mkdtemp(tmpl));
-	snprintf(dir, sizeof(dir), "%s", tmpl);
-	setenv("SOFTDOCA_PCIE_DIR", dir, 1);
+	comch_test_dir_make(dir, sizeof(dir), "/tmp/softdoca-comch-fp-XXXXXX");
 	return 0;
 }
 

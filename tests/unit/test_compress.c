@@ -23,97 +23,22 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-/* ---- SDK log capture ---- */
-
-static char log_buf[2048];
-static char last_error[2048];
-static int error_lines;
-
-static void log_flush(char *line)
-{
-	if (strstr(line, "[ERROR]") == NULL)
-		return;
-	error_lines++;
-	strncpy(last_error, line, sizeof(last_error) - 1);
-}
-
-/* The last ERROR line contains word (NULL: nothing to look for). */
-static void assert_line_has(const char *word)
-{
-	if (word != NULL && strstr(last_error, word) == NULL)
-		fail_msg("log line lacks \"%s\": %s", word, last_error);
-}
-
-/* expr answers code with one new ERROR line that contains each of the
- * given words (NULL: no word to look for). */
-#define assert_refused(expr, code, word1, word2) \
-	do { \
-		int before_ = error_lines; \
-		assert_int_equal((expr), (code)); \
-		assert_int_equal(error_lines, before_ + 1); \
-		assert_line_has(word1); \
-		assert_line_has(word2); \
-	} while (0)
+#include "no_engine.h"
 
 #define NO_ENGINE "softdoca has no compression engine"
 
 /* ---- fixture ---- */
 
 static struct {
-	struct doca_devinfo **list;
-	uint32_t num_devs;
-	struct doca_devinfo *devinfo;
-	struct doca_dev *dev;
-	struct doca_mmap *mmap;
-	struct doca_buf_inventory *inv;
-	struct doca_buf *src;
-	struct doca_buf *dst;
 	struct doca_pe *pe;
 	struct doca_compress *compress;
 } E;
-
-static _Alignas(64) char mem[8192];
-
-static int group_setup(void **state)
-{
-	struct doca_log_backend *backend;
-	uint32_t nb = 0;
-
-	(void)state;
-	if (doca_devinfo_create_list(&E.list, &nb) != DOCA_SUCCESS || nb == 0 ||
-	    doca_dev_open(E.list[0], &E.dev) != DOCA_SUCCESS)
-		return -1;
-	E.devinfo = E.list[0];
-	E.num_devs = nb;
-	if (doca_log_backend_create_with_buf_sdk(log_buf, sizeof(log_buf), log_flush, &backend) != DOCA_SUCCESS ||
-	    doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
-		return -1;
-	if (doca_mmap_create(&E.mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(E.mmap, mem, sizeof(mem)) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(E.mmap, E.dev) != DOCA_SUCCESS || doca_mmap_start(E.mmap) != DOCA_SUCCESS ||
-	    doca_buf_inventory_create(4, &E.inv) != DOCA_SUCCESS || doca_buf_inventory_start(E.inv) != DOCA_SUCCESS ||
-	    doca_buf_inventory_buf_get_by_data(E.inv, E.mmap, mem, 4096, &E.src) != DOCA_SUCCESS ||
-	    doca_buf_inventory_buf_get_by_addr(E.inv, E.mmap, mem + 4096, 4096, &E.dst) != DOCA_SUCCESS)
-		return -1;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	doca_buf_dec_refcount(E.src, NULL);
-	doca_buf_dec_refcount(E.dst, NULL);
-	doca_buf_inventory_destroy(E.inv);
-	doca_mmap_destroy(E.mmap);
-	doca_dev_close(E.dev);
-	doca_devinfo_destroy_list(E.list);
-	return 0;
-}
 
 static int setup(void **state)
 {
 	(void)state;
 	assert_int_equal(doca_pe_create(&E.pe), DOCA_SUCCESS);
-	assert_int_equal(doca_compress_create(E.dev, &E.compress), DOCA_SUCCESS);
+	assert_int_equal(doca_compress_create(F.dev, &E.compress), DOCA_SUCCESS);
 	return 0;
 }
 
@@ -162,27 +87,27 @@ static void test_caps_say_no(void **state)
 	uint32_t len = 77;
 
 	(void)state;
-	assert_int_equal(doca_compress_cap_task_compress_deflate_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_deflate_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_is_supported(E.devinfo),
+	assert_int_equal(doca_compress_cap_task_compress_deflate_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_compress_cap_task_decompress_deflate_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_is_supported(F.devinfo),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
 
-	assert_int_equal(doca_compress_cap_task_compress_deflate_get_max_buf_size(E.devinfo, &size),
+	assert_int_equal(doca_compress_cap_task_compress_deflate_get_max_buf_size(F.devinfo, &size),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_deflate_get_max_buf_size(E.devinfo, &size),
+	assert_int_equal(doca_compress_cap_task_decompress_deflate_get_max_buf_size(F.devinfo, &size),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_get_max_buf_size(E.devinfo, &size),
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_get_max_buf_size(F.devinfo, &size),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_get_max_buf_size(E.devinfo, &size),
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_get_max_buf_size(F.devinfo, &size),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_compress_deflate_get_max_buf_list_len(E.devinfo, &len),
+	assert_int_equal(doca_compress_cap_task_compress_deflate_get_max_buf_list_len(F.devinfo, &len),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_deflate_get_max_buf_list_len(E.devinfo, &len),
+	assert_int_equal(doca_compress_cap_task_decompress_deflate_get_max_buf_list_len(F.devinfo, &len),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_get_max_buf_list_len(E.devinfo, &len),
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_stream_get_max_buf_list_len(F.devinfo, &len),
 			 DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_get_max_buf_list_len(E.devinfo, &len),
+	assert_int_equal(doca_compress_cap_task_decompress_lz4_block_get_max_buf_list_len(F.devinfo, &len),
 			 DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(doca_compress_cap_get_max_num_tasks(E.compress, &len), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(size, 77);
@@ -213,13 +138,13 @@ static void test_alloc_refused(void **state)
 	union doca_data ud = {.u64 = 1};
 
 	(void)state;
-	assert_refused(doca_compress_task_compress_deflate_alloc_init(E.compress, E.src, E.dst, ud, &deflate),
+	assert_refused(doca_compress_task_compress_deflate_alloc_init(E.compress, F.src, F.dst, ud, &deflate),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_compress_task_compress_deflate_alloc_init", NO_ENGINE);
-	assert_refused(doca_compress_task_decompress_deflate_alloc_init(E.compress, E.src, E.dst, ud, &inflate),
+	assert_refused(doca_compress_task_decompress_deflate_alloc_init(E.compress, F.src, F.dst, ud, &inflate),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_compress_task_decompress_deflate_alloc_init", NO_ENGINE);
-	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, E.src, E.dst, ud, &stream),
+	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, F.src, F.dst, ud, &stream),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_compress_task_decompress_lz4_stream_alloc_init", NO_ENGINE);
-	assert_refused(doca_compress_task_decompress_lz4_block_alloc_init(E.compress, E.src, E.dst, ud, &block),
+	assert_refused(doca_compress_task_decompress_lz4_block_alloc_init(E.compress, F.src, F.dst, ud, &block),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_compress_task_decompress_lz4_block_alloc_init", NO_ENGINE);
 	assert_null(deflate);
 	assert_null(inflate);
@@ -237,26 +162,26 @@ static void test_bad_args(void **state)
 
 	(void)state;
 	assert_refused(doca_compress_create(NULL, &other), DOCA_ERROR_INVALID_VALUE, "doca_compress_create", "dev");
-	assert_refused(doca_compress_create(E.dev, NULL), DOCA_ERROR_INVALID_VALUE, "doca_compress_create", NULL);
+	assert_refused(doca_compress_create(F.dev, NULL), DOCA_ERROR_INVALID_VALUE, "doca_compress_create", NULL);
 	assert_null(other);
 	assert_refused(doca_compress_destroy(NULL), DOCA_ERROR_INVALID_VALUE, "doca_compress_destroy", NULL);
 	assert_null(doca_compress_as_ctx(NULL));
 	assert_refused(doca_compress_cap_task_decompress_lz4_stream_is_supported(NULL), DOCA_ERROR_INVALID_VALUE,
 		       "devinfo", NULL);
-	assert_refused(doca_compress_cap_task_decompress_deflate_get_max_buf_size(E.devinfo, NULL),
+	assert_refused(doca_compress_cap_task_decompress_deflate_get_max_buf_size(F.devinfo, NULL),
 		       DOCA_ERROR_INVALID_VALUE, "output", NULL);
 	assert_refused(doca_compress_cap_task_decompress_deflate_get_max_buf_size(NULL, &size),
 		       DOCA_ERROR_INVALID_VALUE, "devinfo", NULL);
 	assert_refused(doca_compress_cap_get_max_num_tasks(NULL, NULL), DOCA_ERROR_INVALID_VALUE, NULL, NULL);
 	assert_refused(doca_compress_task_decompress_lz4_stream_set_conf(NULL, on_lz4_stream, on_lz4_stream, 4),
 		       DOCA_ERROR_INVALID_VALUE, "compress is NULL", NULL);
-	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(NULL, 0, 1, E.src, E.dst, ud, &stream),
+	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(NULL, 0, 1, F.src, F.dst, ud, &stream),
 		       DOCA_ERROR_INVALID_VALUE, "compress is NULL", NULL);
-	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, NULL, E.dst, ud, &stream),
+	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, NULL, F.dst, ud, &stream),
 		       DOCA_ERROR_INVALID_VALUE, "source", NULL);
-	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, E.src, NULL, ud, &stream),
+	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, F.src, NULL, ud, &stream),
 		       DOCA_ERROR_INVALID_VALUE, "destination", NULL);
-	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, E.src, E.dst, ud, NULL),
+	assert_refused(doca_compress_task_decompress_lz4_stream_alloc_init(E.compress, 0, 1, F.src, F.dst, ud, NULL),
 		       DOCA_ERROR_INVALID_VALUE, "task output", NULL);
 	/* the accessors of a NULL task answer nothing and do nothing */
 	assert_null(doca_compress_task_decompress_lz4_stream_as_task(NULL));
@@ -264,8 +189,8 @@ static void test_bad_args(void **state)
 	assert_null(doca_compress_task_decompress_lz4_stream_get_dst(NULL));
 	assert_int_equal(doca_compress_task_decompress_lz4_stream_get_crc_cs(NULL), 0);
 	assert_int_equal(doca_compress_task_decompress_lz4_stream_get_has_block_checksum(NULL), 0);
-	doca_compress_task_decompress_lz4_stream_set_src(NULL, E.src);
-	doca_compress_task_compress_deflate_set_dst(NULL, E.dst);
+	doca_compress_task_decompress_lz4_stream_set_src(NULL, F.src);
+	doca_compress_task_compress_deflate_set_dst(NULL, F.dst);
 }
 
 static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
@@ -317,9 +242,9 @@ static void test_ctx_holds_device(void **state)
 	struct doca_compress *compress = NULL;
 
 	(void)state;
-	if (E.num_devs < 2)
+	if (F.num_devs < 2)
 		skip();
-	assert_int_equal(doca_dev_open(E.list[1], &dev), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_open(F.list[1], &dev), DOCA_SUCCESS);
 	assert_int_equal(doca_compress_create(dev, &compress), DOCA_SUCCESS);
 	assert_int_equal(doca_dev_close(dev), DOCA_ERROR_IN_USE);
 	assert_int_equal(doca_compress_destroy(compress), DOCA_SUCCESS);
@@ -337,5 +262,5 @@ int main(void)
 		cmocka_unit_test(test_ctx_holds_device),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, no_engine_group_setup, no_engine_group_teardown);
 }

@@ -24,98 +24,26 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
-/* ---- SDK log capture ---- */
-
-static char log_buf[2048];
-static char last_error[2048];
-static int error_lines;
-
-static void log_flush(char *line)
-{
-	if (strstr(line, "[ERROR]") == NULL)
-		return;
-	error_lines++;
-	strncpy(last_error, line, sizeof(last_error) - 1);
-}
-
-/* The last ERROR line contains word (NULL: nothing to look for). */
-static void assert_line_has(const char *word)
-{
-	if (word != NULL && strstr(last_error, word) == NULL)
-		fail_msg("log line lacks \"%s\": %s", word, last_error);
-}
-
-/* expr answers code with one new ERROR line that contains each of the
- * given words (NULL: no word to look for). */
-#define assert_refused(expr, code, word1, word2) \
-	do { \
-		int before_ = error_lines; \
-		assert_int_equal((expr), (code)); \
-		assert_int_equal(error_lines, before_ + 1); \
-		assert_line_has(word1); \
-		assert_line_has(word2); \
-	} while (0)
+#include "no_engine.h"
 
 #define NO_ENGINE "softdoca has no erasure-coding engine"
 
 /* ---- fixture ---- */
 
 static struct {
-	struct doca_devinfo **list;
-	struct doca_devinfo *devinfo;
-	struct doca_dev *dev;
-	struct doca_mmap *mmap;
-	struct doca_buf_inventory *inv;
-	struct doca_buf *src;
-	struct doca_buf *dst;
 	struct doca_pe *pe;
 	struct doca_ec *ec;
 } E;
 
-static _Alignas(64) char mem[8192];
 /* Stands for a matrix a program got from elsewhere: never dereferenced. */
 static char not_a_matrix[64];
 #define FOREIGN_MATRIX ((struct doca_ec_matrix *)(void *)not_a_matrix)
-
-static int group_setup(void **state)
-{
-	struct doca_log_backend *backend;
-	uint32_t nb = 0;
-
-	(void)state;
-	if (doca_devinfo_create_list(&E.list, &nb) != DOCA_SUCCESS || nb == 0 ||
-	    doca_dev_open(E.list[0], &E.dev) != DOCA_SUCCESS)
-		return -1;
-	E.devinfo = E.list[0];
-	if (doca_log_backend_create_with_buf_sdk(log_buf, sizeof(log_buf), log_flush, &backend) != DOCA_SUCCESS ||
-	    doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
-		return -1;
-	if (doca_mmap_create(&E.mmap) != DOCA_SUCCESS || doca_mmap_set_memrange(E.mmap, mem, sizeof(mem)) != DOCA_SUCCESS ||
-	    doca_mmap_add_dev(E.mmap, E.dev) != DOCA_SUCCESS || doca_mmap_start(E.mmap) != DOCA_SUCCESS ||
-	    doca_buf_inventory_create(4, &E.inv) != DOCA_SUCCESS || doca_buf_inventory_start(E.inv) != DOCA_SUCCESS ||
-	    doca_buf_inventory_buf_get_by_data(E.inv, E.mmap, mem, 4096, &E.src) != DOCA_SUCCESS ||
-	    doca_buf_inventory_buf_get_by_addr(E.inv, E.mmap, mem + 4096, 4096, &E.dst) != DOCA_SUCCESS)
-		return -1;
-	return 0;
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	doca_buf_dec_refcount(E.src, NULL);
-	doca_buf_dec_refcount(E.dst, NULL);
-	doca_buf_inventory_destroy(E.inv);
-	doca_mmap_destroy(E.mmap);
-	doca_dev_close(E.dev);
-	doca_devinfo_destroy_list(E.list);
-	return 0;
-}
 
 static int setup(void **state)
 {
 	(void)state;
 	assert_int_equal(doca_pe_create(&E.pe), DOCA_SUCCESS);
-	assert_int_equal(doca_ec_create(E.dev, &E.ec), DOCA_SUCCESS);
+	assert_int_equal(doca_ec_create(F.dev, &E.ec), DOCA_SUCCESS);
 	return 0;
 }
 
@@ -164,12 +92,12 @@ static void test_caps_say_no(void **state)
 	uint32_t len = 77;
 
 	(void)state;
-	assert_int_equal(doca_ec_cap_task_create_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_ec_cap_task_recover_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_ec_cap_task_update_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_ec_cap_task_galois_mul_is_supported(E.devinfo), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_ec_cap_get_max_block_size(E.devinfo, &block), DOCA_ERROR_NOT_SUPPORTED);
-	assert_int_equal(doca_ec_cap_get_max_buf_list_len(E.devinfo, &len), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_task_create_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_task_recover_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_task_update_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_task_galois_mul_is_supported(F.devinfo), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_get_max_block_size(F.devinfo, &block), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_ec_cap_get_max_buf_list_len(F.devinfo, &len), DOCA_ERROR_NOT_SUPPORTED);
 	assert_int_equal(block, 77);
 	assert_int_equal(len, 77);
 }
@@ -226,13 +154,13 @@ static void test_alloc_refused(void **state)
 	union doca_data ud = {.u64 = 1};
 
 	(void)state;
-	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, E.src, E.dst, ud, &create),
+	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, F.src, F.dst, ud, &create),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_ec_task_create_allocate_init", NO_ENGINE);
-	assert_refused(doca_ec_task_recover_allocate_init(E.ec, FOREIGN_MATRIX, E.src, E.dst, ud, &recover),
+	assert_refused(doca_ec_task_recover_allocate_init(E.ec, FOREIGN_MATRIX, F.src, F.dst, ud, &recover),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_ec_task_recover_allocate_init", NO_ENGINE);
-	assert_refused(doca_ec_task_update_allocate_init(E.ec, FOREIGN_MATRIX, E.src, E.dst, ud, &update),
+	assert_refused(doca_ec_task_update_allocate_init(E.ec, FOREIGN_MATRIX, F.src, F.dst, ud, &update),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_ec_task_update_allocate_init", NO_ENGINE);
-	assert_refused(doca_ec_task_galois_mul_allocate_init(E.ec, FOREIGN_MATRIX, E.src, E.dst, ud, &mul),
+	assert_refused(doca_ec_task_galois_mul_allocate_init(E.ec, FOREIGN_MATRIX, F.src, F.dst, ud, &mul),
 		       DOCA_ERROR_NOT_SUPPORTED, "doca_ec_task_galois_mul_allocate_init", NO_ENGINE);
 	assert_null(create);
 	assert_null(recover);
@@ -251,13 +179,13 @@ static void test_bad_args(void **state)
 
 	(void)state;
 	assert_refused(doca_ec_create(NULL, &other), DOCA_ERROR_INVALID_VALUE, "doca_ec_create", "dev");
-	assert_refused(doca_ec_create(E.dev, NULL), DOCA_ERROR_INVALID_VALUE, "doca_ec_create", NULL);
+	assert_refused(doca_ec_create(F.dev, NULL), DOCA_ERROR_INVALID_VALUE, "doca_ec_create", NULL);
 	assert_null(other);
 	assert_refused(doca_ec_destroy(NULL), DOCA_ERROR_INVALID_VALUE, "doca_ec_destroy", NULL);
 	assert_null(doca_ec_as_ctx(NULL));
 	assert_refused(doca_ec_cap_task_create_is_supported(NULL), DOCA_ERROR_INVALID_VALUE, "devinfo", NULL);
 	assert_refused(doca_ec_cap_get_max_block_size(NULL, &block), DOCA_ERROR_INVALID_VALUE, "devinfo", NULL);
-	assert_refused(doca_ec_cap_get_max_block_size(E.devinfo, NULL), DOCA_ERROR_INVALID_VALUE, "output", NULL);
+	assert_refused(doca_ec_cap_get_max_block_size(F.devinfo, NULL), DOCA_ERROR_INVALID_VALUE, "output", NULL);
 	assert_refused(doca_ec_task_create_set_conf(NULL, on_create, on_create, 4), DOCA_ERROR_INVALID_VALUE,
 		       "ec is NULL", NULL);
 	assert_refused(doca_ec_matrix_create(NULL, DOCA_EC_MATRIX_TYPE_CAUCHY, 4, 2, &m), DOCA_ERROR_INVALID_VALUE,
@@ -270,13 +198,13 @@ static void test_bad_args(void **state)
 	assert_refused(doca_ec_matrix_create_recover(E.ec, FOREIGN_MATRIX, NULL, 1, &m), DOCA_ERROR_INVALID_VALUE,
 		       "missing_indices", NULL);
 	assert_refused(doca_ec_matrix_destroy(NULL), DOCA_ERROR_INVALID_VALUE, "doca_ec_matrix_destroy", NULL);
-	assert_refused(doca_ec_task_create_allocate_init(E.ec, NULL, E.src, E.dst, ud, &create),
+	assert_refused(doca_ec_task_create_allocate_init(E.ec, NULL, F.src, F.dst, ud, &create),
 		       DOCA_ERROR_INVALID_VALUE, "matrix", NULL);
-	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, NULL, E.dst, ud, &create),
+	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, NULL, F.dst, ud, &create),
 		       DOCA_ERROR_INVALID_VALUE, "source", NULL);
-	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, E.src, NULL, ud, &create),
+	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, F.src, NULL, ud, &create),
 		       DOCA_ERROR_INVALID_VALUE, "destination", NULL);
-	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, E.src, E.dst, ud, NULL),
+	assert_refused(doca_ec_task_create_allocate_init(E.ec, FOREIGN_MATRIX, F.src, F.dst, ud, NULL),
 		       DOCA_ERROR_INVALID_VALUE, "task output", NULL);
 	assert_null(m);
 	assert_null(create);
@@ -286,7 +214,7 @@ static void test_bad_args(void **state)
 	assert_null(doca_ec_task_create_get_original_data_blocks(NULL));
 	assert_null(doca_ec_task_recover_get_recovered_data(NULL));
 	assert_null(doca_ec_task_recover_get_available_blocks(NULL));
-	doca_ec_task_recover_set_recovered_data_blocks(NULL, E.dst);
+	doca_ec_task_recover_set_recovered_data_blocks(NULL, F.dst);
 	doca_ec_task_create_set_coding_matrix(NULL, FOREIGN_MATRIX);
 }
 
@@ -334,7 +262,7 @@ static void test_destroy_connected(void **state)
 
 	(void)state;
 	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
-	assert_int_equal(doca_ec_create(E.dev, &ec), DOCA_SUCCESS);
+	assert_int_equal(doca_ec_create(F.dev, &ec), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_connect_ctx(pe, doca_ec_as_ctx(ec)), DOCA_SUCCESS);
 	assert_int_equal(doca_pe_destroy(pe), DOCA_ERROR_IN_USE);
 	assert_int_equal(doca_ec_destroy(ec), DOCA_SUCCESS);
@@ -354,5 +282,5 @@ int main(void)
 		cmocka_unit_test(test_destroy_connected),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, no_engine_group_setup, no_engine_group_teardown);
 }

@@ -59,6 +59,17 @@ static void pair_up(void)
 	pair_connect();
 }
 
+/* Submit task, progress until it completed, then drop its two bufs. */
+static void submit_and_wait(struct doca_task *task, struct doca_buf *src, struct doca_buf *dst)
+{
+	int want = done_calls + 1;
+
+	assert_ok(doca_task_try_submit(task));
+	assert_true(progress_until(&done_calls, want));
+	put(src);
+	put(dst);
+}
+
 /* One write from mem[off, +len) to the host's [host + off, +len). */
 static void rdma_write(struct doca_mmap *local, struct doca_mmap *remote, uint8_t *host, size_t off, size_t len)
 {
@@ -67,13 +78,8 @@ static void rdma_write(struct doca_mmap *local, struct doca_mmap *remote, uint8_
 	struct doca_buf *src = buf_on(local, mem + off, len, len);
 	struct doca_buf *dst = buf_on(remote, host + off, len, 0);
 
-	int want = done_calls + 1;
-
 	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, src, dst, ud, &t));
-	assert_ok(doca_task_try_submit(doca_rdma_task_write_as_task(t)));
-	assert_true(progress_until(&done_calls, want));
-	put(src);
-	put(dst);
+	submit_and_wait(doca_rdma_task_write_as_task(t), src, dst);
 }
 
 /* One read of the host's [host + off, +len) into mem[off, +len). */
@@ -83,13 +89,9 @@ static void rdma_read(struct doca_mmap *local, struct doca_mmap *remote, uint8_t
 	union doca_data ud = {.u64 = 0};
 	struct doca_buf *src = buf_on(remote, host + off, len, len);
 	struct doca_buf *dst = buf_on(local, mem + off, len, 0);
-	int want = done_calls + 1;
 
 	assert_ok(doca_rdma_task_read_allocate_init(A.rdma, A.conn, src, dst, ud, &t));
-	assert_ok(doca_task_try_submit(doca_rdma_task_read_as_task(t)));
-	assert_true(progress_until(&done_calls, want));
-	put(src);
-	put(dst);
+	submit_and_wait(doca_rdma_task_read_as_task(t), src, dst);
 }
 
 static void test_rdma_through_pci_import(void **state)
