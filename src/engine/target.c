@@ -14,13 +14,15 @@
  * they arrived, and are answered in that order. An operation that cannot
  * finish at once — its payload comes by rendezvous, it waits for a posted
  * receive (receiver not ready) or for our own connect, its read answer is
- * being sent — holds the head of the connection's queue, and the ones
- * behind it wait: a receive completion implies that earlier writes have
- * landed, and a read sees earlier writes. One exception keeps bulk writes
- * streaming: while the head is a write whose payload is arriving, the
- * plain writes behind it (up to TQ_MAX_RX receiving at once) may start
- * theirs, unless their range overlaps one still arriving; they are
- * answered in order all the same (LANDED until they reach the head).
+ * being sent, it waits for room in the worker's bounce pool (PCI-imported
+ * memory, see bounce_get) — holds the head of the connection's queue,
+ * and the ones behind it wait: a receive completion implies that earlier
+ * writes have landed, and a read sees earlier writes. One exception keeps
+ * bulk writes streaming: while the head is a write whose payload is
+ * arriving, the plain writes behind it (up to TQ_MAX_RX receiving at
+ * once) may start theirs, unless their range overlaps one still arriving;
+ * they are answered in order all the same (LANDED until they reach the
+ * head).
  *
  * An operation's states (enum tgt_op_state):
  *
