@@ -26,6 +26,7 @@ static struct {
 	pthread_cond_t cond;  /* something to watch, or stop */
 	pthread_once_t once;
 	struct core_se_watch *list;
+	uint32_t epoch; /* bumped in a forked child: older watches are void */
 	bool started;
 	bool broken; /* pthread_create failed: logged once, not retried */
 	bool stop;
@@ -79,8 +80,9 @@ static void *watch_main(void *arg)
 }
 
 /* fork: the child has no thread and must not find the lock held by it.
- * It keeps its copies of the watches (its own events) and starts a thread
- * of its own at its next watch. */
+ * It watches nothing it inherited (those values may live in mappings the
+ * child drops, see mmap_pci.c) and starts a thread of its own at its next
+ * watch. */
 static void watch_fork_prepare(void)
 {
 	pthread_mutex_lock(&watcher.lock);
@@ -94,6 +96,8 @@ static void watch_fork_parent(void)
 static void watch_fork_child(void)
 {
 	watcher.started = false;
+	watcher.list = NULL;
+	watcher.epoch++;
 	pthread_mutex_unlock(&watcher.lock);
 }
 
@@ -141,7 +145,10 @@ void core_se_watch_start(struct core_se_watch *w, const uint64_t *value, struct 
 	w->pe = pe;
 	w->im = im;
 	w->last = __atomic_load_n(value, __ATOMIC_SEQ_CST);
+	if (w->on && w->epoch != watcher.epoch)
+		w->on = false; /* inherited through fork: on no list of ours */
 	if (!w->on) {
+		w->epoch = watcher.epoch;
 		w->prev = NULL;
 		w->next = watcher.list;
 		if (watcher.list != NULL)
@@ -157,16 +164,16 @@ void core_se_watch_start(struct core_se_watch *w, const uint64_t *value, struct 
 void core_se_watch_stop(struct core_se_watch *w)
 {
 	pthread_mutex_lock(&watcher.lock);
-	if (w->on) {
+	if (w->on && w->epoch == watcher.epoch) {
 		if (w->prev != NULL)
 			w->prev->next = w->next;
 		else
 			watcher.list = w->next;
 		if (w->next != NULL)
 			w->next->prev = w->prev;
-		w->prev = w->next = NULL;
-		w->on = false;
 	}
+	w->prev = w->next = NULL;
+	w->on = false;
 	pthread_mutex_unlock(&watcher.lock);
 }
 

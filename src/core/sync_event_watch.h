@@ -31,6 +31,7 @@ struct core_se_watch {
 	struct doca_pe *pe;
 	const struct core_pci_import *im; /* NULL: not an import */
 	uint64_t last;			  /* the value as last seen */
+	uint32_t epoch;			  /* the watcher's when it went on */
 	bool on;
 };
 
