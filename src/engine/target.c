@@ -285,13 +285,13 @@ static void bounce_release(struct engine_bounce_pool *bp, struct engine_bounce *
 	free(b);
 }
 
-/* The smallest free buffer of at least len bytes, unlinked; NULL if none. */
-static struct engine_bounce *bounce_take_fit(struct engine_bounce_pool *bp, size_t len)
+/* The smallest free buffer of len to max bytes, unlinked; NULL if none. */
+static struct engine_bounce *bounce_take_fit(struct engine_bounce_pool *bp, size_t len, size_t max)
 {
 	struct engine_bounce **best = NULL, *b;
 
 	for (struct engine_bounce **link = &bp->free; *link != NULL; link = &(*link)->next)
-		if ((*link)->cap >= len && (best == NULL || (*link)->cap < (*best)->cap))
+		if ((*link)->cap >= len && (*link)->cap <= max && (best == NULL || (*link)->cap < (*best)->cap))
 			best = link;
 	if (best == NULL)
 		return NULL;
@@ -317,7 +317,8 @@ static void *bounce_get(struct engine_worker *w, size_t len, bool *full)
 		bp->waiting = true;
 		return NULL;
 	}
-	b = bounce_take_fit(bp, len);
+	/* In use stays within the budget (or is this one operation). */
+	b = bounce_take_fit(bp, len, bp->used > 0 ? budget - bp->used : SIZE_MAX);
 	if (b == NULL) {
 		/* The free ones are all too small: they make room first. */
 		while (bp->free != NULL && bp->held + need > budget) {
