@@ -617,6 +617,11 @@ doca_error_t core_pci_import_check(const struct core_pci_import *im, const char 
 	return DOCA_SUCCESS;
 }
 
+bool core_pci_import_alive(const struct core_pci_import *im)
+{
+	return !import_exporter_exited(im) && import_slot_live(im);
+}
+
 uint64_t *core_pci_import_value(const struct core_pci_import *im)
 {
 	return &im->slot->value;

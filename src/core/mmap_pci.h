@@ -126,6 +126,10 @@ void core_pci_import_close(struct core_pci_import *im);
  * Errors: CONNECTION_ABORTED (exporter exited), NOT_FOUND (revoked). */
 doca_error_t core_pci_import_check(const struct core_pci_import *im, const char *op);
 
+/* core_pci_import_check without logging, from any thread: true while the
+ * exporter lives and the export is published. */
+bool core_pci_import_alive(const struct core_pci_import *im);
+
 /* The shared value cell of an imported sync event. */
 uint64_t *core_pci_import_value(const struct core_pci_import *im);
 

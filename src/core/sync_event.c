@@ -15,7 +15,9 @@
  * PCI export (to another process of this host): the value moves into a
  * cell of the exporter's shared export table (mmap_pci.h), which the
  * importer maps too; both sides update it with the same atomics and poll
- * it while waiting, as for a value in caller memory.
+ * it while waiting, as for a value in caller memory. Neither wakes a PE
+ * by itself: wait tasks parked on such a value are watched by the thread
+ * of sync_event_watch.c, which wakes their PE when it changes.
  */
 #include <errno.h>
 #include <limits.h>
@@ -45,6 +47,7 @@
 #include "secret.h"
 #include "registry.h"
 #include "sync_event.h"
+#include "sync_event_watch.h"
 
 SDK_LOG_REGISTER(SYNC_EVENT)
 
@@ -180,6 +183,10 @@ struct doca_sync_event {
 	struct core_pci_export pci_export;
 	bool pci_value; /* value points at pci_export's cell */
 	struct core_pci_import *pci_import;
+
+	/* Parked waits on an external value: watched (sync_event_watch.h). */
+	struct core_se_watch watch;
+	bool watched; /* the application's thread's view of watch */
 };
 
 struct doca_sync_event_remote_net {
@@ -803,6 +810,23 @@ static unsigned int se_fail_waits(struct doca_sync_event *ev, doca_error_t statu
 	return done;
 }
 
+/* A value that changes behind our back (external_value: caller memory,
+ * a PCI cell) wakes no PE by itself: watch it while waits are parked on
+ * it. Called before the waits are checked, so the watcher's baseline is
+ * never newer than what the check saw. */
+static void se_watch_sync(struct doca_sync_event *ev)
+{
+	bool want = ev->pending_waits != NULL && ev->external_value;
+
+	if (likely(want == ev->watched))
+		return;
+	ev->watched = want;
+	if (want)
+		core_se_watch_start(&ev->watch, ev->value, ev->ctx.pe, ev->pci_import);
+	else
+		core_se_watch_stop(&ev->watch);
+}
+
 static unsigned int se_ctx_progress(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *ev = se_from_ctx(ctx);
@@ -814,11 +838,13 @@ static unsigned int se_ctx_progress(struct doca_ctx *ctx)
 		next = task->next;
 		done += se_task_execute(ev, task);
 	}
+	se_watch_sync(ev);
 	if (ev->pending_waits != NULL && ev->pci_import != NULL &&
 	    (status = se_pci_import_lost(ev, "sync event wait task")) != DOCA_SUCCESS)
 		done += se_fail_waits(ev, status);
 	if (ev->pending_waits != NULL)
 		done += se_poll_waits(ev);
+	se_watch_sync(ev);
 	return done;
 }
 
@@ -855,6 +881,8 @@ static void se_ctx_stop(struct doca_ctx *ctx)
 	struct doca_task *task, *next;
 
 	se_deactivate(ev);
+	core_se_watch_stop(&ev->watch);
+	ev->watched = false;
 	for (task = se_queue_take_all(ev); task != NULL; task = next) {
 		next = task->next;
 		softdoca_task_complete(task, DOCA_ERROR_IO_FAILED);
@@ -1021,6 +1049,7 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 		softdoca_dev_release(event->publisher_dev);
 	if (event->subscriber_dev != NULL)
 		softdoca_dev_release(event->subscriber_dev);
+	core_se_watch_stop(&event->watch);
 	se_drop_value_buf(event);
 	se_pci_free(event);
 	free(event);
@@ -1439,9 +1468,12 @@ static doca_error_t se_pci_publish(struct doca_sync_event *ev)
 			return DOCA_ERROR_FULL; /* logged */
 		__atomic_store_n(cell, se_load(ev), __ATOMIC_SEQ_CST);
 		ev->value = cell;
-		/* The importer's updates bypass our futex: waiters poll. */
+		/* The importer's updates bypass our futex: waiters poll, and
+		 * waits parked already are watched from now on. */
 		ev->external_value = true;
 		ev->pci_value = true;
+		if (atomic_load(&ev->num_pending_waits) > 0)
+			core_se_watch_start(&ev->watch, cell, ev->ctx.pe, NULL);
 	}
 	return core_pci_export_publish(&ev->pci_export, SOFTDOCA_PCI_KIND_SYNC_EVENT, 0, 0, 0);
 }

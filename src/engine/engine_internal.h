@@ -107,6 +107,19 @@ struct engine_pool {
 	void *free;
 };
 
+/* Bounce buffers of rendezvous writes into and reads of PCI-imported
+ * memory (target.c): kept for reuse; an operation waits while the bytes
+ * in use would pass the budget (one larger than it runs alone). */
+struct engine_bounce;
+struct engine_bounce_pool {
+	struct engine_bounce *free; /* kept for reuse, any size */
+	size_t held;                /* bytes of every buffer, free or in use */
+	size_t used;                /* bytes of those in use */
+	bool waiting;               /* an operation waits for room */
+	bool returned;              /* a buffer came back since (bounce_kick) */
+	bool kicking;               /* bounce_kick is running its connections */
+};
+
 /* Target objects (target.c). */
 struct tgt_op;
 struct tgt_resp;
@@ -268,6 +281,7 @@ struct engine_worker {
 	struct engine_pool resp_pool;
 	struct engine_pool tbatch_pool;
 	struct engine_pool_chunk *chunks;
+	struct engine_bounce_pool bounce;
 	struct engine_conn *ack_list;       /* connections with an acknowledgement to send */
 	struct engine_conn *batch_list;     /* connections with an open batch */
 	atomic_uint batches_open;           /* their number: flush_posts looks without the lock */

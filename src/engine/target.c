@@ -14,13 +14,15 @@
  * they arrived, and are answered in that order. An operation that cannot
  * finish at once — its payload comes by rendezvous, it waits for a posted
  * receive (receiver not ready) or for our own connect, its read answer is
- * being sent — holds the head of the connection's queue, and the ones
- * behind it wait: a receive completion implies that earlier writes have
- * landed, and a read sees earlier writes. One exception keeps bulk writes
- * streaming: while the head is a write whose payload is arriving, the
- * plain writes behind it (up to TQ_MAX_RX receiving at once) may start
- * theirs, unless their range overlaps one still arriving; they are
- * answered in order all the same (LANDED until they reach the head).
+ * being sent, it waits for room in the worker's bounce pool (PCI-imported
+ * memory, see bounce_get) — holds the head of the connection's queue,
+ * and the ones behind it wait: a receive completion implies that earlier
+ * writes have landed, and a read sees earlier writes. One exception keeps
+ * bulk writes streaming: while the head is a write whose payload is
+ * arriving, the plain writes behind it (up to TQ_MAX_RX receiving at
+ * once) may start theirs, unless their range overlaps one still arriving;
+ * they are answered in order all the same (LANDED until they reach the
+ * head).
  *
  * An operation's states (enum tgt_op_state):
  *
@@ -38,6 +40,8 @@
  * freed; RECEIVING and ANSWERING end in tgt_op_finished. Each opcode's
  * handler is found in tgt_opdefs.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,8 +79,8 @@ struct rndv_ctx {
 	struct engine_wr *recv;              /* SEND*, WRITE_IMM */
 	struct softdoca_mmap_region region;  /* WRITE* */
 	bool holds_region;
-	/* A write into a PCI region lands here first (malloc'ed), then goes
-	 * to bounce_addr in the exporting process. */
+	/* A write into a PCI region lands here first (bounce_get), then
+	 * goes to bounce_addr in the exporting process. */
 	void *bounce;
 	uint64_t bounce_addr;
 	/* Where the payload lands, trimmed to its length: UCX reads this
@@ -146,7 +150,7 @@ struct tgt_resp {
 	struct softdoca_mmap_region region;  /* READ: held while UCX reads it */
 	bool holds_region;
 	uint64_t small_payload;              /* an 8-byte payload travels from here */
-	void *bounce;                        /* READ of a PCI region: the payload (malloc'ed), ours */
+	void *bounce;                        /* READ of a PCI region: the payload (bounce_get), ours */
 	struct tgt_resp *next;               /* the worker's list, while holding a region */
 };
 
@@ -226,6 +230,168 @@ static void tbatch_put(struct engine_worker *w, struct tgt_batch *b)
 	pool_put(&w->tbatch_pool, b);
 }
 
+/* ---- bounce buffers (PCI-imported memory) ------------------------------ */
+
+/* A rendezvous write into or read of memory another process exported
+ * over PCI goes through a buffer of ours (process_vm_* copies it). They
+ * come from the worker's bounce pool: reused, so the data path allocates
+ * only while the pool grows to the load, and bounded: while the bytes in
+ * use would pass the budget the operation waits in its queue (the head
+ * runs again when a buffer comes back, bounce_kick). One operation
+ * larger than the budget runs alone. */
+#define BOUNCE_ENV "SOFTDOCA_PCI_BOUNCE_KIB"
+#define BOUNCE_DEFAULT_KIB 65536u
+#define BOUNCE_MIN_KIB 64u
+#define BOUNCE_MAX_KIB (4u << 20)
+#define BOUNCE_ROUND 4096u
+
+struct engine_bounce {
+	struct engine_bounce *next; /* the free list */
+	size_t cap;
+	max_align_t data[];
+};
+
+static size_t bounce_budget;
+static pthread_once_t bounce_once = PTHREAD_ONCE_INIT;
+
+static void bounce_budget_init(void)
+{
+	const char *text = getenv(BOUNCE_ENV);
+	unsigned long long kib = BOUNCE_DEFAULT_KIB;
+	char *end;
+
+	if (text != NULL) {
+		errno = 0;
+		kib = strtoull(text, &end, 10);
+		if (errno != 0 || end == text || *end != '\0' || text[0] < '0' || text[0] > '9' ||
+		    kib < BOUNCE_MIN_KIB || kib > BOUNCE_MAX_KIB) {
+			SDK_LOG_ERR(BOUNCE_ENV "=\"%s\" is not a whole number of KiB in [%u, %u]; using %u", text,
+				    BOUNCE_MIN_KIB, BOUNCE_MAX_KIB, BOUNCE_DEFAULT_KIB);
+			kib = BOUNCE_DEFAULT_KIB;
+		}
+	}
+	bounce_budget = (size_t)kib * 1024u;
+}
+
+static size_t bounce_limit(void)
+{
+	pthread_once(&bounce_once, bounce_budget_init);
+	return bounce_budget;
+}
+
+static void bounce_release(struct engine_bounce_pool *bp, struct engine_bounce *b)
+{
+	bp->held -= b->cap;
+	free(b);
+}
+
+/* The smallest free buffer of len to max bytes, unlinked; NULL if none. */
+static struct engine_bounce *bounce_take_fit(struct engine_bounce_pool *bp, size_t len, size_t max)
+{
+	struct engine_bounce **best = NULL, *b;
+
+	for (struct engine_bounce **link = &bp->free; *link != NULL; link = &(*link)->next)
+		if ((*link)->cap >= len && (*link)->cap <= max && (best == NULL || (*link)->cap < (*best)->cap))
+			best = link;
+	if (best == NULL)
+		return NULL;
+	b = *best;
+	*best = b->next;
+	return b;
+}
+
+/* A buffer of at least len bytes. NULL: *full says the budget is in use
+ * (wait for bounce_kick), else out of memory. */
+static void *bounce_get(struct engine_worker *w, size_t len, bool *full)
+{
+	struct engine_bounce_pool *bp = &w->bounce;
+	size_t budget = bounce_limit(), need;
+	struct engine_bounce *b;
+
+	*full = false;
+	if (len > SIZE_MAX - BOUNCE_ROUND - sizeof(*b))
+		return NULL;
+	need = (len + BOUNCE_ROUND - 1) / BOUNCE_ROUND * BOUNCE_ROUND;
+	if (bp->used > 0 && (bp->used >= budget || need > budget - bp->used)) {
+		*full = true;
+		bp->waiting = true;
+		return NULL;
+	}
+	/* In use stays within the budget (or is this one operation). */
+	b = bounce_take_fit(bp, len, bp->used > 0 ? budget - bp->used : SIZE_MAX);
+	if (b == NULL) {
+		/* The free ones are all too small: they make room first. */
+		while (bp->free != NULL && bp->held + need > budget) {
+			struct engine_bounce *old = bp->free;
+
+			bp->free = old->next;
+			bounce_release(bp, old);
+		}
+		b = malloc(sizeof(*b) + need);
+		if (b == NULL)
+			return NULL;
+		b->cap = need;
+		bp->held += need;
+	}
+	b->next = NULL;
+	bp->used += b->cap;
+	return b->data;
+}
+
+/* Give a buffer back (NULL: nothing). Waiters run at bounce_kick. */
+static void bounce_put(struct engine_worker *w, void *data)
+{
+	struct engine_bounce_pool *bp = &w->bounce;
+	struct engine_bounce *b;
+
+	if (data == NULL)
+		return;
+	b = container_of(data, struct engine_bounce, data);
+	bp->used -= b->cap;
+	bp->returned = true;
+	if (bp->held > bounce_limit()) {
+		bounce_release(bp, b); /* over the budget after a large one: shrink */
+		return;
+	}
+	b->next = bp->free;
+	bp->free = b;
+}
+
+static void bounce_pool_free(struct engine_worker *w)
+{
+	struct engine_bounce_pool *bp = &w->bounce;
+
+	while (bp->free != NULL) {
+		struct engine_bounce *b = bp->free;
+
+		bp->free = b->next;
+		bounce_release(bp, b);
+	}
+}
+
+static void tq_run(struct engine_conn *c);
+
+/* An operation waits for bounce room and some came back: run every
+ * connection's queue (a head, or a write or read behind it, may be the
+ * one). Not nested; buffers that come back while it runs (answers sent
+ * inline) make it look again, since nobody else may kick then. */
+static void bounce_kick(struct engine_worker *w)
+{
+	struct engine_bounce_pool *bp = &w->bounce;
+
+	if (!bp->waiting || !bp->returned || bp->kicking)
+		return;
+	bp->kicking = true;
+	do {
+		bp->waiting = false;
+		bp->returned = false;
+		for (uint32_t i = 0; i < w->num_conns; i++)
+			if (w->conns[i].tq_head != NULL)
+				tq_run(&w->conns[i]);
+	} while (bp->waiting && bp->returned);
+	bp->kicking = false;
+}
+
 /* The worker is gone (UCX will call back no more): free the chunks. */
 void engine_target_pools_free(struct engine_worker *w)
 {
@@ -238,6 +404,7 @@ void engine_target_pools_free(struct engine_worker *w)
 	w->op_pool.free = NULL;
 	w->resp_pool.free = NULL;
 	w->tbatch_pool.free = NULL;
+	bounce_pool_free(w);
 }
 
 static void resp_unlink(struct engine_worker *w, struct tgt_resp *resp)
@@ -303,7 +470,7 @@ static void resp_sent(void *request, ucs_status_t st, void *user);
 static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async);
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
 
-/* owned: a malloc'ed payload the answer frees once sent (or NULL). */
+/* owned: a bounce buffer the answer gives back once sent (or NULL). */
 static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
 			  const void *payload, size_t payload_len, struct softdoca_mmap_region *region, void *owned)
 {
@@ -321,7 +488,7 @@ static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t
 		/* Nobody to answer (the endpoint died): drop what we hold. */
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
-		free(owned);
+		bounce_put(c->worker, owned);
 		return;
 	}
 	/* It stands for what was retired before it, too. */
@@ -332,7 +499,7 @@ static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t
 		SDK_LOG_ERR_RL("no memory for an answer on connection %u", c->id);
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
-		free(owned);
+		bounce_put(c->worker, owned);
 		return;
 	}
 	resp->bounce = owned;
@@ -390,7 +557,7 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 		resp_unlink(resp->conn->worker, resp);
 		softdoca_mmap_region_release(&resp->region);
 	}
-	free(resp->bounce);
+	bounce_put(resp->conn->worker, resp->bounce);
 	resp->bounce = NULL;
 	if (op != NULL && (op->state == TGT_OP_ANSWERING || op->state == TGT_OP_DROPPED)) {
 		if (async)
@@ -682,7 +849,7 @@ void engine_target_abandon(struct engine_worker *w)
 
 		w->resp_list = resp->next;
 		softdoca_mmap_region_release(&resp->region);
-		free(resp->bounce);
+		bounce_put(w, resp->bounce);
 	}
 	while (w->rndv_list != NULL) {
 		struct rndv_ctx *x = w->rndv_list;
@@ -690,7 +857,7 @@ void engine_target_abandon(struct engine_worker *w)
 		w->rndv_list = x->next;
 		if (x->holds_region)
 			softdoca_mmap_region_release(&x->region);
-		free(x->bounce);
+		bounce_put(w, x->bounce);
 		x->bounce = NULL;
 		if (x->recv != NULL) {
 			x->recv->status = DOCA_ERROR_IO_FAILED;
@@ -755,7 +922,7 @@ static enum tgt_result rndv_end(struct rndv_ctx *x, doca_error_t status, uint64_
 		if (status == DOCA_SUCCESS)
 			status = tgt_pci_copy(x->conn, x->op, &x->region, x->bounce_addr, x->bounce, x->op->data_len,
 					      true);
-		free(x->bounce);
+		bounce_put(x->conn->worker, x->bounce);
 		x->bounce = NULL;
 	}
 	return tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status, recv_len);
@@ -776,13 +943,14 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 		/* The connection was dropped while the data came in. */
 		if (x->holds_region)
 			softdoca_mmap_region_release(&x->region);
-		free(x->bounce);
+		bounce_put(c->worker, x->bounce);
 		x->bounce = NULL;
 		if (x->recv != NULL) {
 			x->recv->status = DOCA_ERROR_CONNECTION_ABORTED;
 			engine_wr_finish(c->worker, x->recv);
 		}
 		op_put(c->worker, op);
+		bounce_kick(c->worker);
 		return;
 	}
 	rndv_end(x, status, op->data_len);
@@ -872,9 +1040,9 @@ static enum tgt_result tgt_send(struct engine_conn *c, struct tgt_op *op)
 }
 
 /* A write into a PCI region: eager data goes straight to the exporter;
- * a rendezvous payload lands in a bounce buffer first (rndv_end). */
+ * a rendezvous payload lands in its bounce buffer first (rndv_end). */
 static enum tgt_result tgt_write_pci(struct engine_conn *c, struct tgt_op *op, struct engine_wr *recv,
-				     struct softdoca_mmap_region *region, uint64_t addr)
+				     struct softdoca_mmap_region *region, uint64_t addr, void *bounce)
 {
 	struct engine_sge dst;
 	doca_error_t status;
@@ -883,12 +1051,12 @@ static enum tgt_result tgt_write_pci(struct engine_conn *c, struct tgt_op *op, s
 		status = tgt_pci_copy(c, op, region, addr, op->data, op->data_len, true);
 		return tgt_land_end(c, op, recv, region, status, op->data_len);
 	}
-	op->rx.bounce = malloc(op->data_len);
-	if (op->rx.bounce == NULL) {
+	if (bounce == NULL) {
 		SDK_LOG_ERR_RL("connection %u: no memory to stage a %zu-byte write into PCI-imported memory", c->id,
 			       op->data_len);
 		return tgt_land_end(c, op, recv, region, DOCA_ERROR_NO_MEMORY, 0);
 	}
+	op->rx.bounce = bounce;
 	op->rx.bounce_addr = addr;
 	dst.addr = op->rx.bounce;
 	dst.len = op->data_len;
@@ -902,40 +1070,58 @@ static enum tgt_result tgt_write(struct engine_conn *c, struct tgt_op *op)
 	struct engine_sge dst;
 	struct engine_wr *recv = NULL;
 	doca_error_t status;
-	void *local;
+	void *local, *bounce = NULL;
 
 	if (op->req.opcode == ENGINE_OP_WRITE_IMM && w->recv_head == NULL) {
 		op_park(w, op, (uint64_t)op->req.rnr_timeout_ms * 1000000ULL);
 		return TGT_PENDING;
 	}
 	op_unpark(w, op);
-	if (op->req.opcode == ENGINE_OP_WRITE_IMM)
-		recv = recv_take(w);
 	if (op->data_len == 0) {
 		/* A zero-length write touches no memory, so no key is checked
 		 * (as in InfiniBand); write-with-immediate still consumes a receive. */
+		if (op->req.opcode == ENGINE_OP_WRITE_IMM)
+			recv = recv_take(w);
 		return tgt_land(c, op, NULL, 0, recv, NULL);
 	}
+	/* Checked before the receive is taken (a refusal still consumes
+	 * it), so that a wait for bounce room leaves it posted. */
 	status = tgt_region(c, op, op->data_len, &region, &local);
+	if (status == DOCA_SUCCESS && region.pci != NULL && op->rndv) {
+		bool full;
+
+		bounce = bounce_get(w, op->data_len, &full);
+		if (bounce == NULL && full) {
+			softdoca_mmap_region_release(&region);
+			return TGT_PENDING; /* QUEUED still: bounce_kick runs it again */
+		}
+	}
+	if (op->req.opcode == ENGINE_OP_WRITE_IMM)
+		recv = recv_take(w);
 	if (status != DOCA_SUCCESS)
 		return tgt_land_end(c, op, recv, NULL, status, 0);
 	if (region.pci != NULL)
-		return tgt_write_pci(c, op, recv, &region, (uint64_t)(uintptr_t)local);
+		return tgt_write_pci(c, op, recv, &region, (uint64_t)(uintptr_t)local, bounce);
 	dst.addr = local;
 	dst.len = op->data_len;
 	return tgt_land(c, op, &dst, 1, recv, &region);
 }
 
-/* A read of a PCI region: copied out of the exporter into a buffer the
- * answer owns and frees once sent. */
+/* A read of a PCI region: copied out of the exporter into a bounce
+ * buffer the answer owns and gives back once sent. */
 static enum tgt_result tgt_read_pci(struct engine_conn *c, struct tgt_op *op, struct softdoca_mmap_region *region,
 				    uint64_t addr)
 {
 	size_t len = op->req.length;
 	doca_error_t status;
 	void *bounce;
+	bool full;
 
-	bounce = malloc(len);
+	bounce = bounce_get(c->worker, len, &full);
+	if (bounce == NULL && full) {
+		softdoca_mmap_region_release(region);
+		return TGT_PENDING; /* QUEUED still: bounce_kick runs it again */
+	}
 	if (bounce == NULL) {
 		SDK_LOG_ERR_RL("connection %u: no memory to stage a %zu-byte read of PCI-imported memory", c->id, len);
 		softdoca_mmap_region_release(region);
@@ -943,7 +1129,7 @@ static enum tgt_result tgt_read_pci(struct engine_conn *c, struct tgt_op *op, st
 	}
 	status = tgt_pci_copy(c, op, region, addr, bounce, len, false);
 	if (status != DOCA_SUCCESS) {
-		free(bounce);
+		bounce_put(c->worker, bounce);
 		softdoca_mmap_region_release(region);
 		return tgt_fail(c, op, status);
 	}
@@ -1163,6 +1349,7 @@ static void tq_run(struct engine_conn *c)
 	}
 	if (c->tq_head != NULL && op_in_flight(c->tq_head) && c->state != CONN_CLOSED)
 		tq_start_ahead(c);
+	bounce_kick(c->worker);
 }
 
 /* An operation that was waiting (rendezvous data, read answer) is over:
@@ -1171,6 +1358,7 @@ static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op)
 {
 	if (op->state == TGT_OP_DROPPED) {
 		op_put(c->worker, op); /* dropped with its connection while it waited */
+		bounce_kick(c->worker);
 		return;
 	}
 	if (op->state != TGT_OP_LANDED && c->tq_head == op) {

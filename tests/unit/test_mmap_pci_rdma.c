@@ -4,10 +4,13 @@
  * with doca_mmap_export_rdma, and an RDMA peer (context A here, B the
  * DPU's own context) writes and reads the host's memory through it, eager
  * and rendezvous sizes, byte for byte. Atomics are refused; the host's
- * stop revokes.
+ * stop revokes. Several large writes and reads in flight at once share
+ * the target's bounce pool, its budget set small here (one larger than
+ * the budget runs alone).
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,12 +192,126 @@ static void test_rdma_through_pci_import(void **state)
 	finish(&p);
 }
 
+/* ---- several large operations in flight ---- */
+
+#define IN_FLIGHT_MAX NUM_TASKS
+
+struct in_flight {
+	struct doca_buf *bufs[2 * IN_FLIGHT_MAX];
+	int n;
+};
+
+/* Submit a write of mem[off, +len) to the host (or a read back into
+ * mem) without waiting for it. */
+static void submit(struct in_flight *f, bool write, struct doca_mmap *local, struct doca_mmap *remote, uint8_t *host,
+		   size_t off, size_t len)
+{
+	union doca_data ud = {.u64 = 0};
+	struct doca_buf *l = buf_on(local, mem + off, len, write ? len : 0);
+	struct doca_buf *r = buf_on(remote, host + off, len, write ? 0 : len);
+
+	assert_true(f->n < 2 * IN_FLIGHT_MAX);
+	f->bufs[f->n++] = l;
+	f->bufs[f->n++] = r;
+	if (write) {
+		struct doca_rdma_task_write *t;
+
+		assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, l, r, ud, &t));
+		assert_ok(doca_task_try_submit(doca_rdma_task_write_as_task(t)));
+	} else {
+		struct doca_rdma_task_read *t;
+
+		assert_ok(doca_rdma_task_read_allocate_init(A.rdma, A.conn, r, l, ud, &t));
+		assert_ok(doca_task_try_submit(doca_rdma_task_read_as_task(t)));
+	}
+}
+
+static void complete_all(struct in_flight *f, int want)
+{
+	assert_true(progress_until(&done_calls, want));
+	for (int i = 0; i < f->n; i++)
+		put(f->bufs[i]);
+	f->n = 0;
+}
+
+static void test_large_in_flight(void **state)
+{
+	struct peer p;
+	struct doca_mmap *hostm, *remote, *local;
+	struct in_flight f = {.n = 0};
+	const void *desc;
+	size_t desc_len, len, i, half = MEM_LEN / 2, piece = 64u << 10;
+	uint8_t *host;
+	doca_error_t err;
+	int want;
+
+	(void)state;
+	spawn(&p, child_mmap_main, HOST_PERMS);
+	if (rdma_pair_setup() != 0) {
+		print_message("skipped: no soft loopback device\n");
+		finish(&p);
+		return;
+	}
+	err = doca_mmap_create_from_export(NULL, p.desc, p.desc_len, dev, &hostm);
+	if (err == DOCA_ERROR_NOT_PERMITTED) {
+		print_message("skipped: this kernel refuses ptrace access to a child process\n");
+		finish(&p);
+		rdma_pair_teardown();
+		return;
+	}
+	assert_ok(err);
+	assert_ok(doca_mmap_get_memrange(hostm, (void **)&host, &len));
+	local = local_mmap(mem, sizeof(mem), ALL_RDMA_PERMS);
+	assert_ok(doca_mmap_export_rdma(hostm, dev, &desc, &desc_len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, desc_len, dev, &remote));
+	pair_up();
+	err_calls = 0;
+
+	/* Four 64 KiB writes and one of 256 KiB (twice the budget) at once
+	 * into the host's second half. */
+	for (i = 0; i < MEM_LEN; i++)
+		mem[i] = pattern(i, 50);
+	want = done_calls + 5;
+	for (i = 0; i < 4; i++)
+		submit(&f, true, local, remote, host, half + i * piece, piece);
+	submit(&f, true, local, remote, host, half + 4 * piece, half - 4 * piece);
+	complete_all(&f, want);
+	assert_int_equal(err_calls, 0);
+	assert_int_equal(ask(&p, 'v'), 1);
+
+	/* Eight 64 KiB reads of the first half at once, twice. */
+	for (int round = 0; round < 2; round++) {
+		memset(mem, 0, sizeof(mem));
+		want = done_calls + 8;
+		for (i = 0; i < 8; i++)
+			submit(&f, false, local, remote, host, i * piece, piece);
+		complete_all(&f, want);
+		assert_int_equal(err_calls, 0);
+		for (i = 0; i < half; i++)
+			assert_int_equal(mem[i], pattern(i, 1));
+	}
+
+	side_stop(&A);
+	side_stop(&B);
+	side_destroy(&A);
+	side_destroy(&B);
+	assert_ok(doca_mmap_stop(remote));
+	assert_ok(doca_mmap_destroy(remote));
+	assert_ok(doca_mmap_destroy(hostm));
+	assert_ok(doca_mmap_destroy(local));
+	rdma_pair_teardown();
+	finish(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rdma_through_pci_import),
+		cmocka_unit_test(test_large_in_flight),
 	};
 
+	/* A small bounce budget (KiB): large operations queue for it. */
+	setenv("SOFTDOCA_PCI_BOUNCE_KIB", "128", 1);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
