@@ -965,9 +965,10 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 		if (status == DOCA_SUCCESS && f.type != COMCH_FRAME_BYE)
 			SDK_LOG_ERR("comch client: server \"%s\" sent an unexpected %u frame", client->ep.name, f.type);
 		conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
-		softdoca_ctx_fail(&client->ep.ctx, status == DOCA_SUCCESS && f.type == COMCH_FRAME_BYE ?
-							   DOCA_ERROR_CONNECTION_ABORTED :
-							   DOCA_ERROR_CONNECTION_RESET);
+		if (status == DOCA_SUCCESS && f.type == COMCH_FRAME_BYE)
+			softdoca_ctx_end(&client->ep.ctx, "its server closed the connection");
+		else
+			softdoca_ctx_fail(&client->ep.ctx, DOCA_ERROR_CONNECTION_RESET);
 		break;
 	}
 	return events;

@@ -236,6 +236,14 @@ SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason
 	ctx_begin_stop(ctx);
 }
 
+SOFTDOCA_EXPORT void softdoca_ctx_end(struct doca_ctx *ctx, const char *why)
+{
+	if (ctx->state != DOCA_CTX_STATE_RUNNING && ctx->state != DOCA_CTX_STATE_STARTING)
+		return;
+	SDK_LOG_INFO("%s context stops: %s", ctx->ops->name, why);
+	ctx_begin_stop(ctx);
+}
+
 DOCA_STABLE
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
 {

@@ -155,6 +155,9 @@ SOFTDOCA_EXPORT void softdoca_ctx_start_done(struct doca_ctx *ctx, doca_error_t 
  * tasks, as if doca_ctx_stop had been called. Call from the application's
  * thread (normally from the progress op). */
 SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason);
+/* The same for an orderly end the program should expect (the peer closed
+ * the connection the context exists for): logged as INFO, not ERROR. */
+SOFTDOCA_EXPORT void softdoca_ctx_end(struct doca_ctx *ctx, const char *why);
 
 /* Register a task type of ctx. Call once per type at create. */
 SOFTDOCA_EXPORT void softdoca_task_type_init(struct softdoca_task_type *type, struct doca_ctx *ctx,

@@ -28,6 +28,7 @@
 
 #include <doca_comch.h>
 #include <doca_comch_consumer.h>
+#include <doca_log.h>
 #include <doca_comch_producer.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
@@ -886,6 +887,38 @@ static void test_disconnect_from_callback(void **state)
 	srv_close();
 }
 
+/* What the SDK logged since sdk_log_start (INFO and up), for checks of
+ * the level a line has. */
+static FILE *sdk_log;
+
+static void sdk_log_start(void)
+{
+	static struct doca_log_backend *backend;
+
+	if (sdk_log == NULL) {
+		sdk_log = tmpfile();
+		assert_non_null(sdk_log);
+		assert_int_equal(doca_log_backend_create_with_file_sdk(sdk_log, &backend), DOCA_SUCCESS);
+		assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_INFO), DOCA_SUCCESS);
+	}
+	fflush(sdk_log);
+	assert_int_equal(ftruncate(fileno(sdk_log), 0), 0);
+	rewind(sdk_log);
+}
+
+static bool sdk_log_has(const char *needle)
+{
+	char line[1024];
+	bool found = false;
+
+	fflush(sdk_log);
+	rewind(sdk_log);
+	while (!found && fgets(line, sizeof(line), sdk_log) != NULL)
+		found = strstr(line, needle) != NULL;
+	fseek(sdk_log, 0, SEEK_END);
+	return found;
+}
+
 /* Disconnecting from inside the receive callback: the buffer stays valid,
  * the client is told (its context stops), the server goes on. */
 static void test_disconnect_in_recv(void **state)
@@ -895,6 +928,7 @@ static void test_disconnect_in_recv(void **state)
 	static uint8_t msg[COMCH_MAX_MSG_SIZE];
 
 	(void)state;
+	sdk_log_start();
 	srv_open(COMCH_MAX_MSG_SIZE);
 	S.disconnect_in_recv = 1;
 	assert_int_equal(cli_open(S.pe), 0);
@@ -906,6 +940,9 @@ static void test_disconnect_in_recv(void **state)
 	assert_true(progress_until(S.pe, &S.received, 1, 2000));
 	assert_int_equal(S.bad, 0);
 	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_IDLE, 2000));
+	/* An orderly end, not an error: the client's stop is no ERROR line. */
+	assert_false(sdk_log_has("[ERROR]"));
+	assert_true(sdk_log_has("comch_client context stops: its server closed the connection"));
 	assert_int_equal(cli_close(false), 0);
 	srv_close();
 }
