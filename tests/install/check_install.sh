@@ -19,11 +19,9 @@ export PKG_CONFIG_SYSROOT_DIR="$stage"
 
 version=$(pkg-config --modversion doca)
 [ "$version" = "3.3.0" ] || { echo "pkg-config --modversion doca: $version, want 3.3.0"; exit 1; }
-for m in doca-common doca-dma doca-argp doca-rdma; do
-	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
-done
-# The modules NVIDIA's storage application asks for besides those.
-for m in doca-compress doca-erasure-coding; do
+# With the ones NVIDIA's storage application asks for (comch, compress,
+# erasure coding).
+for m in doca-common doca-dma doca-argp doca-rdma doca-comch doca-compress doca-erasure-coding; do
 	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
 done
 

@@ -112,21 +112,19 @@ check_files() {
 	list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' | grep -v '^$')
 	want=("$prefix/VERSION" "$prefix/tools/doca_caps" /etc/ld.so.conf.d/softdoca.conf
 		/usr/share/doc/softdoca/copyright /usr/share/doc/softdoca/changelog.gz)
+	# Compress and erasure coding are the API only (a soft device has no engine).
 	for h in doca_dev.h doca_rdma.h doca_argp.h doca_dma.h doca_version.h doca_comch.h doca_comch_producer.h \
-		doca_comch_consumer.h; do want+=("$prefix/include/$h"); done
-	for l in common rdma dma argp comch; do want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3"); done
-	for m in doca doca-common doca-rdma doca-dma doca-argp doca-comch; do
+		doca_comch_consumer.h doca_compress.h doca_erasure_coding.h; do want+=("$prefix/include/$h"); done
+	modules=(doca doca-common doca-rdma doca-dma doca-argp doca-comch doca-compress doca-erasure-coding)
+	for l in common rdma dma argp comch compress erasure_coding; do
+		want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3")
+	done
+	for m in "${modules[@]}"; do
 		want+=("$libdir/pkgconfig/$m.pc" "/usr/lib/$triplet/pkgconfig/$m.pc")
 	done
 	# The BlueField (DPU) personality, not on pkg-config's default path.
 	want+=("$prefix/include/doca_build_config.h" "$prefix/include/doca-dpu/doca_build_config.h")
-	for m in doca doca-common doca-rdma doca-dma doca-argp doca-comch; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
-	# Compress and erasure coding (the API; a soft device has no engine), both personalities.
-	want+=("$prefix/include/doca_compress.h" "$prefix/include/doca_erasure_coding.h")
-	for l in compress erasure_coding; do want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3"); done
-	for m in doca-compress doca-erasure-coding; do
-		want+=("$libdir/pkgconfig/$m.pc" "/usr/lib/$triplet/pkgconfig/$m.pc" "$libdir/pkgconfig-dpu/$m.pc")
-	done
+	for m in "${modules[@]}"; do want+=("$libdir/pkgconfig-dpu/$m.pc"); done
 	for f in "${want[@]}"; do
 		grep -qxF "$f" <<<"$list" || fail "the package has no $f"
 	done
