@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,4 +292,77 @@ int open_device(const char *ibdev, struct doca_dev **dev)
 	if (err != DOCA_SUCCESS)
 		return fail("doca_dev_open(%s) returned %s", ibdev, doca_error_get_name(err));
 	return 0;
+}
+
+int perf_doca_open(struct perf_doca *d, const char *ibdev, size_t region_len, int fill, uint32_t perms,
+		   uint32_t num_bufs)
+{
+	d->region_len = region_len;
+	d->region = aligned_alloc(4096, (region_len + 4095) & ~(size_t)4095);
+	if (d->region == NULL)
+		return fail("cannot allocate %zu bytes", region_len);
+	memset(d->region, fill, region_len);
+	if (open_device(ibdev, &d->dev) != 0)
+		return -1;
+	CHECK(doca_pe_create(&d->pe));
+	CHECK(doca_mmap_create(&d->lmmap));
+	CHECK(doca_mmap_set_memrange(d->lmmap, d->region, region_len));
+	CHECK(doca_mmap_set_permissions(d->lmmap, perms));
+	CHECK(doca_mmap_add_dev(d->lmmap, d->dev));
+	CHECK(doca_mmap_start(d->lmmap));
+	CHECK(doca_buf_inventory_create(num_bufs, &d->inv));
+	CHECK(doca_buf_inventory_start(d->inv));
+	CHECK(doca_rdma_create(d->dev, &d->rdma));
+	d->ctx = doca_rdma_as_ctx(d->rdma);
+	CHECK(doca_rdma_set_permissions(d->rdma, perms));
+	return 0;
+}
+
+int perf_doca_wait_state(struct perf_doca *d, enum doca_ctx_states want, double timeout_s)
+{
+	double deadline = now_s() + timeout_s;
+
+	while (d->state != want) {
+		if (now_s() > deadline)
+			return fail("the context did not reach state %d within %.0f s (state %d)", (int)want,
+				    timeout_s, (int)d->state);
+		(void)doca_pe_progress(d->pe);
+	}
+	return 0;
+}
+
+void perf_doca_stop(struct perf_doca *d, double wait_s)
+{
+	doca_error_t err;
+
+	if (d->ctx == NULL || d->state == DOCA_CTX_STATE_IDLE)
+		return;
+	err = doca_ctx_stop(d->ctx);
+	if (err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS)
+		(void)perf_doca_wait_state(d, DOCA_CTX_STATE_IDLE, wait_s);
+}
+
+void perf_doca_release(struct perf_doca *d)
+{
+	bool idle = d->state == DOCA_CTX_STATE_IDLE;
+
+	if (d->inv != NULL) {
+		(void)doca_buf_inventory_stop(d->inv);
+		(void)doca_buf_inventory_destroy(d->inv);
+	}
+	if (d->rmmap != NULL) {
+		(void)doca_mmap_stop(d->rmmap);
+		(void)doca_mmap_destroy(d->rmmap);
+	}
+	if (d->rdma != NULL && idle)
+		(void)doca_rdma_destroy(d->rdma);
+	if (d->pe != NULL && idle)
+		(void)doca_pe_destroy(d->pe);
+	if (d->lmmap != NULL) {
+		(void)doca_mmap_stop(d->lmmap);
+		(void)doca_mmap_destroy(d->lmmap);
+	}
+	if (d->dev != NULL)
+		(void)doca_dev_close(d->dev);
+	free(d->region);
 }

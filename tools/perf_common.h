@@ -1,7 +1,8 @@
 /*
  * perf_common — helpers shared by softdoca's benchmark tools: clock,
  * error lines (prefixed with perf_prog_name), big-endian fields, the TCP
- * control connection's frames and opening a device by IB name.
+ * control connection's frames, opening a device by IB name, and the DOCA
+ * objects of one benchmark side (struct perf_doca).
  */
 #ifndef SOFTDOCA_TOOLS_PERF_COMMON_H
 #define SOFTDOCA_TOOLS_PERF_COMMON_H
@@ -9,8 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_error.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
 
 #define MAX_FRAME (1u << 20)      /* out-of-band payload bound */
 #define CONNECT_RETRY_S 10.0      /* client: TCP connect to a server not up yet */
@@ -54,5 +60,36 @@ int oob_connect(const char *host, const char *port);
 
 /* Open the device whose IB name is ibdev (the error line lists the others). */
 int open_device(const char *ibdev, struct doca_dev **dev);
+
+/* The DOCA objects of one benchmark side: the device, a PE, the local
+ * region and its mmap, a buf inventory, an RDMA context, and the peer's
+ * mmap once imported. state is the context's, kept by the tool's state
+ * callback. */
+struct perf_doca {
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct doca_rdma *rdma;
+	struct doca_ctx *ctx;
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *lmmap;
+	struct doca_mmap *rmmap;
+	enum doca_ctx_states state;
+	uint8_t *region;
+	size_t region_len;
+};
+
+/* A page-aligned region of region_len bytes, each byte set to fill (every
+ * page faulted in now, not while measuring), the device, a PE, the
+ * region's mmap with perms, a started inventory of num_bufs, and an RDMA
+ * context with perms. Its tasks, callbacks and start are the caller's. */
+int perf_doca_open(struct perf_doca *d, const char *ibdev, size_t region_len, int fill, uint32_t perms,
+		   uint32_t num_bufs);
+/* Progress the PE until the context is in state want; fails after timeout_s. */
+int perf_doca_wait_state(struct perf_doca *d, enum doca_ctx_states want, double timeout_s);
+/* Stop the context if it runs, waiting up to wait_s for it to be idle. */
+void perf_doca_stop(struct perf_doca *d, double wait_s);
+/* Release every object; the context and PE only once the context is idle
+ * (a context that did not stop may still use them). */
+void perf_doca_release(struct perf_doca *d);
 
 #endif

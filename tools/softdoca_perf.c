@@ -202,23 +202,13 @@ struct perf {
 	const struct options *opt;
 	int sock;
 
-	/* DOCA objects. */
-	struct doca_dev *dev;
-	struct doca_pe *pe;
-	struct doca_rdma *rdma;
-	struct doca_ctx *ctx;
-	struct doca_buf_inventory *inv;
-	struct doca_mmap *lmmap;
-	struct doca_mmap *rmmap;
+	struct perf_doca d; /* DOCA objects and our memory */
 	struct doca_rdma_connection *conns[MAX_CONNS];
 	uint32_t num_conns;
 	uint32_t established; /* connections */
-	enum doca_ctx_states state;
 	bool conn_failed;
 
-	/* Memory: ours, and the peer's as its descriptor says. */
-	uint8_t *region;
-	size_t region_len;
+	/* The peer's memory, as its descriptor says. */
 	uint8_t *raddr;
 	size_t rlen;
 
@@ -303,7 +293,7 @@ static void state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum
 
 	(void)ctx;
 	(void)prev;
-	p->state = next;
+	p->d.state = next;
 }
 
 static void conn_request_cb(struct doca_rdma_connection *conn, union doca_data ctx_user_data)
@@ -361,13 +351,13 @@ static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, size_t roff,
 
 	*where = "doca_buf_inventory_buf_get_by_*";
 	if (rd) {
-		err = doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region, size, &s->local);
+		err = doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.lmmap, p->d.region, size, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_data(p->d.inv, p->d.rmmap, raddr, size, &s->remote);
 	} else {
-		err = doca_buf_inventory_buf_get_by_data(p->inv, p->lmmap, p->region, size, &s->local);
+		err = doca_buf_inventory_buf_get_by_data(p->d.inv, p->d.lmmap, p->d.region, size, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_addr(p->inv, p->rmmap, raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.rmmap, raddr, size, &s->remote);
 	}
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -375,13 +365,13 @@ static doca_error_t slot_fill(struct slot *s, bool rd, size_t size, size_t roff,
 	if (rd) {
 		struct doca_rdma_task_read *t;
 
-		err = doca_rdma_task_read_allocate_init(p->rdma, s->conn, s->remote, s->local, ud, &t);
+		err = doca_rdma_task_read_allocate_init(p->d.rdma, s->conn, s->remote, s->local, ud, &t);
 		if (err == DOCA_SUCCESS)
 			s->task = doca_rdma_task_read_as_task(t);
 	} else {
 		struct doca_rdma_task_write *t;
 
-		err = doca_rdma_task_write_allocate_init(p->rdma, s->conn, s->local, s->remote, ud, &t);
+		err = doca_rdma_task_write_allocate_init(p->d.rdma, s->conn, s->local, s->remote, ud, &t);
 		if (err == DOCA_SUCCESS)
 			s->task = doca_rdma_task_write_as_task(t);
 	}
@@ -492,19 +482,6 @@ static void read_err_cb(struct doca_rdma_task_read *task, union doca_data task_u
 /* ------------------------------------------------------------------ */
 /* Setup and teardown (both roles)                                      */
 
-static int wait_state(struct perf *p, enum doca_ctx_states want, double timeout_s)
-{
-	double deadline = now_s() + timeout_s;
-
-	while (p->state != want) {
-		if (now_s() > deadline)
-			return fail("the context did not reach state %d within %.0f s (state %d)", (int)want,
-				    timeout_s, (int)p->state);
-		(void)doca_pe_progress(p->pe);
-	}
-	return 0;
-}
-
 /* Device, PE, the local region's mmap, buf inventory and a started RDMA
  * context able to carry MAX_WINDOW writes and reads at once. */
 static int setup(struct perf *p, size_t region_len)
@@ -514,68 +491,27 @@ static int setup(struct perf *p, size_t region_len)
 	union doca_data ud = {.ptr = p};
 	doca_error_t err;
 
-	p->region_len = region_len;
-	p->region = aligned_alloc(4096, (region_len + 4095) & ~(size_t)4095);
-	if (p->region == NULL)
-		return fail("cannot allocate %zu bytes", region_len);
-	memset(p->region, 0xa5, region_len); /* fault every page in now, not while measuring */
-
-	if (open_device(p->opt->device, &p->dev) != 0)
+	if (perf_doca_open(&p->d, p->opt->device, region_len, 0xa5, perms, 2 * MAX_WINDOW + 8) != 0)
 		return -1;
-	CHECK(doca_pe_create(&p->pe));
-	CHECK(doca_mmap_create(&p->lmmap));
-	CHECK(doca_mmap_set_memrange(p->lmmap, p->region, region_len));
-	CHECK(doca_mmap_set_permissions(p->lmmap, perms));
-	CHECK(doca_mmap_add_dev(p->lmmap, p->dev));
-	CHECK(doca_mmap_start(p->lmmap));
-	CHECK(doca_buf_inventory_create(2 * MAX_WINDOW + 8, &p->inv));
-	CHECK(doca_buf_inventory_start(p->inv));
-
-	CHECK(doca_rdma_create(p->dev, &p->rdma));
-	p->ctx = doca_rdma_as_ctx(p->rdma);
-	CHECK(doca_rdma_set_permissions(p->rdma, perms));
-	CHECK(doca_rdma_set_max_num_connections(p->rdma, (uint16_t)p->num_conns));
-	CHECK(doca_rdma_set_send_queue_size(p->rdma, MAX_WINDOW));
-	CHECK(doca_rdma_task_write_set_conf(p->rdma, write_ok_cb, write_err_cb, MAX_WINDOW));
-	CHECK(doca_rdma_task_read_set_conf(p->rdma, read_ok_cb, read_err_cb, MAX_WINDOW));
-	CHECK(doca_rdma_set_connection_state_callbacks(p->rdma, conn_request_cb, conn_established_cb,
+	CHECK(doca_rdma_set_max_num_connections(p->d.rdma, (uint16_t)p->num_conns));
+	CHECK(doca_rdma_set_send_queue_size(p->d.rdma, MAX_WINDOW));
+	CHECK(doca_rdma_task_write_set_conf(p->d.rdma, write_ok_cb, write_err_cb, MAX_WINDOW));
+	CHECK(doca_rdma_task_read_set_conf(p->d.rdma, read_ok_cb, read_err_cb, MAX_WINDOW));
+	CHECK(doca_rdma_set_connection_state_callbacks(p->d.rdma, conn_request_cb, conn_established_cb,
 						       conn_failure_cb, conn_failure_cb));
-	CHECK(doca_ctx_set_user_data(p->ctx, ud));
-	CHECK(doca_ctx_set_state_changed_cb(p->ctx, state_cb));
-	CHECK(doca_pe_connect_ctx(p->pe, p->ctx));
-	err = doca_ctx_start(p->ctx);
+	CHECK(doca_ctx_set_user_data(p->d.ctx, ud));
+	CHECK(doca_ctx_set_state_changed_cb(p->d.ctx, state_cb));
+	CHECK(doca_pe_connect_ctx(p->d.pe, p->d.ctx));
+	err = doca_ctx_start(p->d.ctx);
 	if (err != DOCA_SUCCESS && err != DOCA_ERROR_IN_PROGRESS)
 		return fail("doca_ctx_start returned %s", doca_error_get_name(err));
-	return wait_state(p, DOCA_CTX_STATE_RUNNING, ESTABLISH_WAIT_S);
+	return perf_doca_wait_state(&p->d, DOCA_CTX_STATE_RUNNING, ESTABLISH_WAIT_S);
 }
 
 static void teardown(struct perf *p)
 {
-	if (p->ctx != NULL && p->state != DOCA_CTX_STATE_IDLE) {
-		doca_error_t err = doca_ctx_stop(p->ctx);
-
-		if (err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS)
-			(void)wait_state(p, DOCA_CTX_STATE_IDLE, STOP_WAIT_S);
-	}
-	if (p->inv != NULL) {
-		(void)doca_buf_inventory_stop(p->inv);
-		(void)doca_buf_inventory_destroy(p->inv);
-	}
-	if (p->rmmap != NULL) {
-		(void)doca_mmap_stop(p->rmmap);
-		(void)doca_mmap_destroy(p->rmmap);
-	}
-	if (p->rdma != NULL && p->state == DOCA_CTX_STATE_IDLE)
-		(void)doca_rdma_destroy(p->rdma);
-	if (p->pe != NULL && p->state == DOCA_CTX_STATE_IDLE)
-		(void)doca_pe_destroy(p->pe);
-	if (p->lmmap != NULL) {
-		(void)doca_mmap_stop(p->lmmap);
-		(void)doca_mmap_destroy(p->lmmap);
-	}
-	if (p->dev != NULL)
-		(void)doca_dev_close(p->dev);
-	free(p->region);
+	perf_doca_stop(&p->d, STOP_WAIT_S);
+	perf_doca_release(&p->d);
 }
 
 /* Our descriptor of connection i to the peer; bind it to the peer's. */
@@ -586,12 +522,12 @@ static int exchange_conn(struct perf *p, uint32_t i)
 	uint8_t *peer;
 	doca_error_t err;
 
-	CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conns[i]));
+	CHECK(doca_rdma_export(p->d.rdma, &desc, &desc_len, &p->conns[i]));
 	if (oob_send(p->sock, 'C', desc, desc_len) != 0)
 		return -1;
 	if (oob_expect(p->sock, 'C', "its connection descriptor", &peer, &peer_len) != 0)
 		return -1;
-	err = doca_rdma_connect(p->rdma, peer, peer_len, p->conns[i]);
+	err = doca_rdma_connect(p->d.rdma, peer, peer_len, p->conns[i]);
 	free(peer);
 	if (err != DOCA_SUCCESS)
 		return fail("doca_rdma_connect of connection %u with the peer's %zu-byte descriptor returned %s", i,
@@ -661,7 +597,7 @@ static int server_serve(struct perf *p)
 		struct pollfd pfd = {.fd = p->sock, .events = POLLIN, .revents = 0};
 
 		for (uint32_t i = 0; i < SERVE_POLL_EVERY; i++)
-			(void)doca_pe_progress(p->pe);
+			(void)doca_pe_progress(p->d.pe);
 		r = poll(&pfd, 1, 0);
 		if (r < 0 && errno != EINTR)
 			return fail("poll on the control socket: %s", strerror(errno));
@@ -705,7 +641,7 @@ static int server_main(struct perf *p)
 		return -1;
 	if (exchange_conns(p) != 0)
 		return -1;
-	CHECK(doca_mmap_export_rdma(p->lmmap, p->dev, &mdesc, &mdesc_len));
+	CHECK(doca_mmap_export_rdma(p->d.lmmap, p->d.dev, &mdesc, &mdesc_len));
 	if (oob_send(p->sock, 'M', mdesc, mdesc_len) != 0)
 		return -1;
 	r = server_serve(p);
@@ -766,7 +702,7 @@ static int run_drain(struct perf *p)
 		if (now_s() > deadline)
 			return fail("%u tasks still in flight %.0f s after the measurement%s", p->run.inflight,
 				    DRAIN_WAIT_S, p->conn_failed ? " (the connection failed)" : "");
-		(void)doca_pe_progress(p->pe);
+		(void)doca_pe_progress(p->d.pe);
 	}
 	if (p->conn_failed)
 		return fail("the connection failed during the measurement");
@@ -839,7 +775,7 @@ static int run_warm_up(struct perf *p, const char *name, uint32_t n, double warm
 			return fail("%s size=%zu: only %" PRIu64 " tasks completed in %.0f s of warm-up", name,
 				    p->run.size, p->run.completed, DRAIN_WAIT_S);
 		for (uint32_t i = 0; i < CLOCK_EVERY; i++)
-			(void)doca_pe_progress(p->pe);
+			(void)doca_pe_progress(p->d.pe);
 	}
 	return 0;
 }
@@ -879,7 +815,7 @@ static int measure_bw(struct perf *p, enum test_kind kind, size_t size, uint32_t
 
 		while (p->run.error == DOCA_SUCCESS && !p->conn_failed && t1 - t0 < p->opt->time_s) {
 			for (uint32_t i = 0; i < CLOCK_EVERY; i++)
-				(void)doca_pe_progress(p->pe);
+				(void)doca_pe_progress(p->d.pe);
 			t1 = now_s();
 		}
 		rep[r].msgs = p->run.completed - c0;
@@ -959,7 +895,7 @@ static int measure_lat(struct perf *p)
 		/* A failed connection completes the task with an error; the
 		 * clock bounds the wait in case it never does. */
 		for (uint32_t spins = 1; p->run.completed == done && p->run.error == DOCA_SUCCESS; spins++) {
-			(void)doca_pe_progress(p->pe);
+			(void)doca_pe_progress(p->d.pe);
 			if (spins % 4096 == 0 && now_ns() - t0 > (uint64_t)(DRAIN_WAIT_S * 1e9)) {
 				fail("write_lat: no completion %.0f s after submit", DRAIN_WAIT_S);
 				goto out;
@@ -1051,14 +987,14 @@ static int client_connect(struct perf *p)
 		return -1;
 	if (oob_expect(p->sock, 'M', "its mmap descriptor", &mdesc, &mlen) != 0)
 		return -1;
-	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->dev, &p->rmmap);
+	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->d.dev, &p->d.rmmap);
 	free(mdesc);
 	if (err != DOCA_SUCCESS)
 		return fail("doca_mmap_create_from_export of the server's %zu-byte descriptor returned %s", mlen,
 			    doca_error_get_name(err));
-	CHECK(doca_mmap_get_memrange(p->rmmap, &addr, &p->rlen));
-	if (p->rlen < p->region_len)
-		return fail("the server exported %zu bytes, %zu asked", p->rlen, p->region_len);
+	CHECK(doca_mmap_get_memrange(p->d.rmmap, &addr, &p->rlen));
+	if (p->rlen < p->d.region_len)
+		return fail("the server exported %zu bytes, %zu asked", p->rlen, p->d.region_len);
 	p->raddr = addr;
 	deadline = now_s() + ESTABLISH_WAIT_S;
 	while (p->established < p->num_conns) {
@@ -1067,7 +1003,7 @@ static int client_connect(struct perf *p)
 		if (now_s() > deadline)
 			return fail("%u of %u connections established within %.0f s", p->established, p->num_conns,
 				    ESTABLISH_WAIT_S);
-		(void)doca_pe_progress(p->pe);
+		(void)doca_pe_progress(p->d.pe);
 	}
 	return 0;
 }
@@ -1374,7 +1310,7 @@ int main(int argc, char **argv)
 	p.num_conns = opt.conns;
 	p.opt = &opt;
 	p.sock = -1;
-	p.state = DOCA_CTX_STATE_IDLE;
+	p.d.state = DOCA_CTX_STATE_IDLE;
 	signal(SIGPIPE, SIG_IGN);
 	/* Library warnings and errors go to stderr. */
 	if (doca_log_backend_create_with_file_sdk(stderr, &sdk_log) == DOCA_SUCCESS)

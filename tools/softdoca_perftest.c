@@ -153,21 +153,12 @@ struct pt {
 	const struct pt_opts *opt;
 	enum pt_verb verb; /* the client's, on the server too */
 	int sock;
-	struct doca_dev *dev;
-	struct doca_pe *pe;
-	struct doca_rdma *rdma;
-	struct doca_ctx *ctx;
-	struct doca_buf_inventory *inv;
-	struct doca_mmap *lmmap;
-	struct doca_mmap *rmmap;
+	struct perf_doca d; /* DOCA objects and our memory */
 	struct doca_rdma_connection *conns[PT_MAX_QPS];
 	uint32_t num_conns;
 	uint32_t established;
 	bool conn_failed;
 	bool stopping;
-	enum doca_ctx_states state;
-	uint8_t *region;
-	size_t region_len;
 	uint8_t *raddr;
 	size_t rlen;
 	struct pt_run run;
@@ -314,7 +305,7 @@ static void pt_state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doc
 
 	(void)ctx;
 	(void)prev;
-	p->state = next;
+	p->d.state = next;
 }
 
 static void pt_conn_request_cb(struct doca_rdma_connection *conn, union doca_data cd)
@@ -341,29 +332,17 @@ static void pt_conn_failure_cb(struct doca_rdma_connection *conn, union doca_dat
 	p->conn_failed = true;
 }
 
-static int pt_wait_state(struct pt *p, enum doca_ctx_states want, double timeout_s)
-{
-	double deadline = now_s() + timeout_s;
-
-	while (p->state != want) {
-		if (now_s() > deadline)
-			return fail("the context did not reach state %d within %.0f s", (int)want, timeout_s);
-		(void)doca_pe_progress(p->pe);
-	}
-	return 0;
-}
-
 /* Task pools and callbacks of every verb (the server learns the verb
  * from the hello, the pools cost little). */
 static int pt_set_tasks(struct pt *p)
 {
-	CHECK(doca_rdma_set_send_queue_size(p->rdma, PT_MAX_SLOTS));
-	CHECK(doca_rdma_task_write_set_conf(p->rdma, write_ok_cb, write_err_cb, PT_MAX_SLOTS));
-	CHECK(doca_rdma_task_read_set_conf(p->rdma, read_ok_cb, read_err_cb, PT_MAX_SLOTS));
-	CHECK(doca_rdma_task_send_set_conf(p->rdma, send_ok_cb, send_err_cb, PT_MAX_SLOTS));
-	CHECK(doca_rdma_task_receive_set_conf(p->rdma, recv_ok_cb, recv_err_cb, PT_RECVS));
-	CHECK(doca_rdma_task_atomic_fetch_add_set_conf(p->rdma, fadd_ok_cb, fadd_err_cb, PT_MAX_SLOTS));
-	CHECK(doca_rdma_task_atomic_cmp_swp_set_conf(p->rdma, cswap_ok_cb, cswap_err_cb, PT_MAX_SLOTS));
+	CHECK(doca_rdma_set_send_queue_size(p->d.rdma, PT_MAX_SLOTS));
+	CHECK(doca_rdma_task_write_set_conf(p->d.rdma, write_ok_cb, write_err_cb, PT_MAX_SLOTS));
+	CHECK(doca_rdma_task_read_set_conf(p->d.rdma, read_ok_cb, read_err_cb, PT_MAX_SLOTS));
+	CHECK(doca_rdma_task_send_set_conf(p->d.rdma, send_ok_cb, send_err_cb, PT_MAX_SLOTS));
+	CHECK(doca_rdma_task_receive_set_conf(p->d.rdma, recv_ok_cb, recv_err_cb, PT_RECVS));
+	CHECK(doca_rdma_task_atomic_fetch_add_set_conf(p->d.rdma, fadd_ok_cb, fadd_err_cb, PT_MAX_SLOTS));
+	CHECK(doca_rdma_task_atomic_cmp_swp_set_conf(p->d.rdma, cswap_ok_cb, cswap_err_cb, PT_MAX_SLOTS));
 	return 0;
 }
 
@@ -374,71 +353,32 @@ static int pt_setup(struct pt *p, size_t region_len)
 	union doca_data ud = {.ptr = p};
 	doca_error_t err;
 
-	p->region_len = region_len;
-	p->region = aligned_alloc(4096, (region_len + 4095) & ~(size_t)4095);
-	if (p->region == NULL)
-		return fail("cannot allocate %zu bytes", region_len);
-	memset(p->region, 0, region_len); /* every page faulted in before measuring */
-	if (open_device(p->opt->device, &p->dev) != 0)
+	if (perf_doca_open(&p->d, p->opt->device, region_len, 0, perms, 2 * PT_MAX_SLOTS + PT_RECVS + 8) != 0)
 		return -1;
-	CHECK(doca_pe_create(&p->pe));
-	CHECK(doca_mmap_create(&p->lmmap));
-	CHECK(doca_mmap_set_memrange(p->lmmap, p->region, region_len));
-	CHECK(doca_mmap_set_permissions(p->lmmap, perms));
-	CHECK(doca_mmap_add_dev(p->lmmap, p->dev));
-	CHECK(doca_mmap_start(p->lmmap));
-	CHECK(doca_buf_inventory_create(2 * PT_MAX_SLOTS + PT_RECVS + 8, &p->inv));
-	CHECK(doca_buf_inventory_start(p->inv));
-	CHECK(doca_rdma_create(p->dev, &p->rdma));
-	p->ctx = doca_rdma_as_ctx(p->rdma);
-	CHECK(doca_rdma_set_permissions(p->rdma, perms));
-	CHECK(doca_rdma_set_max_num_connections(p->rdma, (uint16_t)p->num_conns));
+	CHECK(doca_rdma_set_max_num_connections(p->d.rdma, (uint16_t)p->num_conns));
 	if (pt_set_tasks(p) != 0)
 		return -1;
-	CHECK(doca_rdma_set_connection_state_callbacks(p->rdma, pt_conn_request_cb, pt_conn_established_cb,
+	CHECK(doca_rdma_set_connection_state_callbacks(p->d.rdma, pt_conn_request_cb, pt_conn_established_cb,
 						       pt_conn_failure_cb, pt_conn_failure_cb));
-	CHECK(doca_ctx_set_user_data(p->ctx, ud));
-	CHECK(doca_ctx_set_state_changed_cb(p->ctx, pt_state_cb));
-	CHECK(doca_pe_connect_ctx(p->pe, p->ctx));
-	err = doca_ctx_start(p->ctx);
+	CHECK(doca_ctx_set_user_data(p->d.ctx, ud));
+	CHECK(doca_ctx_set_state_changed_cb(p->d.ctx, pt_state_cb));
+	CHECK(doca_pe_connect_ctx(p->d.pe, p->d.ctx));
+	err = doca_ctx_start(p->d.ctx);
 	if (err != DOCA_SUCCESS && err != DOCA_ERROR_IN_PROGRESS)
 		return fail("doca_ctx_start returned %s", doca_error_get_name(err));
-	return pt_wait_state(p, DOCA_CTX_STATE_RUNNING, PT_STALL_S);
+	return perf_doca_wait_state(&p->d, DOCA_CTX_STATE_RUNNING, PT_STALL_S);
 }
 
 static void pt_teardown(struct pt *p)
 {
 	p->stopping = true;
-	if (p->ctx != NULL && p->state != DOCA_CTX_STATE_IDLE) {
-		doca_error_t err = doca_ctx_stop(p->ctx);
-
-		if (err == DOCA_SUCCESS || err == DOCA_ERROR_IN_PROGRESS)
-			(void)pt_wait_state(p, DOCA_CTX_STATE_IDLE, PT_STOP_WAIT_S);
-	}
+	perf_doca_stop(&p->d, PT_STOP_WAIT_S);
 	/* Tasks go back only once the context no longer owns them. */
-	for (uint32_t i = 0; i < PT_RECVS && p->state == DOCA_CTX_STATE_IDLE; i++)
+	for (uint32_t i = 0; i < PT_RECVS && p->d.state == DOCA_CTX_STATE_IDLE; i++)
 		pt_slot_release(&p->recvs[i]);
-	for (uint32_t i = 0; i < PT_MAX_SLOTS && p->state == DOCA_CTX_STATE_IDLE; i++)
+	for (uint32_t i = 0; i < PT_MAX_SLOTS && p->d.state == DOCA_CTX_STATE_IDLE; i++)
 		pt_slot_release(&p->slots[i]);
-	if (p->inv != NULL) {
-		(void)doca_buf_inventory_stop(p->inv);
-		(void)doca_buf_inventory_destroy(p->inv);
-	}
-	if (p->rmmap != NULL) {
-		(void)doca_mmap_stop(p->rmmap);
-		(void)doca_mmap_destroy(p->rmmap);
-	}
-	if (p->rdma != NULL && p->state == DOCA_CTX_STATE_IDLE)
-		(void)doca_rdma_destroy(p->rdma);
-	if (p->pe != NULL && p->state == DOCA_CTX_STATE_IDLE)
-		(void)doca_pe_destroy(p->pe);
-	if (p->lmmap != NULL) {
-		(void)doca_mmap_stop(p->lmmap);
-		(void)doca_mmap_destroy(p->lmmap);
-	}
-	if (p->dev != NULL)
-		(void)doca_dev_close(p->dev);
-	free(p->region);
+	perf_doca_release(&p->d);
 }
 
 /* Swap connection descriptors, one per connection, and connect. */
@@ -450,12 +390,12 @@ static int pt_exchange_conns(struct pt *p)
 		uint8_t *peer;
 		doca_error_t err;
 
-		CHECK(doca_rdma_export(p->rdma, &desc, &desc_len, &p->conns[i]));
+		CHECK(doca_rdma_export(p->d.rdma, &desc, &desc_len, &p->conns[i]));
 		if (oob_send(p->sock, 'C', desc, desc_len) != 0)
 			return -1;
 		if (oob_expect(p->sock, 'C', "its connection descriptor", &peer, &peer_len) != 0)
 			return -1;
-		err = doca_rdma_connect(p->rdma, peer, peer_len, p->conns[i]);
+		err = doca_rdma_connect(p->d.rdma, peer, peer_len, p->conns[i]);
 		free(peer);
 		if (err != DOCA_SUCCESS)
 			return fail("doca_rdma_connect of connection %u returned %s", i, doca_error_get_name(err));
@@ -527,17 +467,17 @@ static doca_error_t pt_slot_fill(struct pt *p, struct pt_slot *s, uint32_t i, si
 	s->conn = p->conns[i % p->num_conns];
 	if (v == PT_ATOMIC) {
 		/* Every slot on the same remote word; results side by side. */
-		err = doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region + (size_t)i * 8, 8, &s->local);
+		err = doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.lmmap, p->d.region + (size_t)i * 8, 8, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, p->raddr, 8, &s->remote);
+			err = doca_buf_inventory_buf_get_by_data(p->d.inv, p->d.rmmap, p->raddr, 8, &s->remote);
 	} else if (v == PT_READ) {
-		err = doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region, size, &s->local);
+		err = doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.lmmap, p->d.region, size, &s->local);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_data(p->inv, p->rmmap, p->raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_data(p->d.inv, p->d.rmmap, p->raddr, size, &s->remote);
 	} else {
-		err = doca_buf_inventory_buf_get_by_data(p->inv, p->lmmap, p->region, size, &s->local);
+		err = doca_buf_inventory_buf_get_by_data(p->d.inv, p->d.lmmap, p->d.region, size, &s->local);
 		if (err == DOCA_SUCCESS && v == PT_WRITE)
-			err = doca_buf_inventory_buf_get_by_addr(p->inv, p->rmmap, p->raddr, size, &s->remote);
+			err = doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.rmmap, p->raddr, size, &s->remote);
 	}
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -545,21 +485,21 @@ static doca_error_t pt_slot_fill(struct pt *p, struct pt_slot *s, uint32_t i, si
 	case PT_WRITE: {
 		struct doca_rdma_task_write *t;
 
-		err = doca_rdma_task_write_allocate_init(p->rdma, s->conn, s->local, s->remote, ud, &t);
+		err = doca_rdma_task_write_allocate_init(p->d.rdma, s->conn, s->local, s->remote, ud, &t);
 		s->task = err == DOCA_SUCCESS ? doca_rdma_task_write_as_task(t) : NULL;
 		break;
 	}
 	case PT_READ: {
 		struct doca_rdma_task_read *t;
 
-		err = doca_rdma_task_read_allocate_init(p->rdma, s->conn, s->remote, s->local, ud, &t);
+		err = doca_rdma_task_read_allocate_init(p->d.rdma, s->conn, s->remote, s->local, ud, &t);
 		s->task = err == DOCA_SUCCESS ? doca_rdma_task_read_as_task(t) : NULL;
 		break;
 	}
 	case PT_SEND: {
 		struct doca_rdma_task_send *t;
 
-		err = doca_rdma_task_send_allocate_init(p->rdma, s->conn, s->local, ud, &t);
+		err = doca_rdma_task_send_allocate_init(p->d.rdma, s->conn, s->local, ud, &t);
 		s->task = err == DOCA_SUCCESS ? doca_rdma_task_send_as_task(t) : NULL;
 		break;
 	}
@@ -567,13 +507,13 @@ static doca_error_t pt_slot_fill(struct pt *p, struct pt_slot *s, uint32_t i, si
 		if (p->opt->atomic == PT_CMP_SWAP) {
 			struct doca_rdma_task_atomic_cmp_swp *t;
 
-			err = doca_rdma_task_atomic_cmp_swp_allocate_init(p->rdma, s->conn, s->remote, s->local, 0, 0,
+			err = doca_rdma_task_atomic_cmp_swp_allocate_init(p->d.rdma, s->conn, s->remote, s->local, 0, 0,
 									  ud, &t);
 			s->task = err == DOCA_SUCCESS ? doca_rdma_task_atomic_cmp_swp_as_task(t) : NULL;
 		} else {
 			struct doca_rdma_task_atomic_fetch_add *t;
 
-			err = doca_rdma_task_atomic_fetch_add_allocate_init(p->rdma, s->conn, s->remote, s->local, 1,
+			err = doca_rdma_task_atomic_fetch_add_allocate_init(p->d.rdma, s->conn, s->remote, s->local, 1,
 									    ud, &t);
 			s->task = err == DOCA_SUCCESS ? doca_rdma_task_atomic_fetch_add_as_task(t) : NULL;
 		}
@@ -608,7 +548,7 @@ static int pt_run_drain(struct pt *p)
 	double last = now_s();
 
 	for (uint32_t spins = 1; p->run.inflight > 0; spins++) {
-		(void)doca_pe_progress(p->pe);
+		(void)doca_pe_progress(p->d.pe);
 		if (spins % 1024 != 0)
 			continue;
 		if (p->run.completed != seen) {
@@ -721,7 +661,7 @@ static uint64_t pt_lat_once(struct pt *p)
 	}
 	r->inflight = 1;
 	for (uint32_t spins = 1; r->completed == done && r->inflight > 0; spins++) {
-		(void)doca_pe_progress(p->pe);
+		(void)doca_pe_progress(p->d.pe);
 		if (spins % 4096 == 0 && now_ns() - t0 > (uint64_t)(PT_STALL_S * 1e9)) {
 			fail("no completion %.0f s after submit", PT_STALL_S);
 			return 0;
@@ -830,12 +770,12 @@ static int pt_client_connect(struct pt *p)
 		return -1;
 	if (oob_expect(p->sock, 'M', "its mmap descriptor", &mdesc, &mlen) != 0)
 		return -1;
-	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->dev, &p->rmmap);
+	err = doca_mmap_create_from_export(NULL, mdesc, mlen, p->d.dev, &p->d.rmmap);
 	free(mdesc);
 	if (err != DOCA_SUCCESS)
 		return fail("doca_mmap_create_from_export of the server's descriptor returned %s",
 			    doca_error_get_name(err));
-	CHECK(doca_mmap_get_memrange(p->rmmap, &addr, &p->rlen));
+	CHECK(doca_mmap_get_memrange(p->d.rmmap, &addr, &p->rlen));
 	if (p->rlen < len)
 		return fail("the server exported %zu bytes, %zu asked", p->rlen, len);
 	p->raddr = addr;
@@ -846,7 +786,7 @@ static int pt_client_connect(struct pt *p)
 		if (now_s() > deadline)
 			return fail("%u of %u connections established within %.0f s", p->established, p->num_conns,
 				    PT_STALL_S);
-		(void)doca_pe_progress(p->pe);
+		(void)doca_pe_progress(p->d.pe);
 	}
 	return 0;
 }
@@ -887,8 +827,8 @@ static int pt_post_receives(struct pt *p)
 		struct doca_rdma_task_receive *t;
 
 		s->pt = p;
-		CHECK(doca_buf_inventory_buf_get_by_addr(p->inv, p->lmmap, p->region, p->region_len, &s->local));
-		CHECK(doca_rdma_task_receive_allocate_init(p->rdma, s->local, ud, &t));
+		CHECK(doca_buf_inventory_buf_get_by_addr(p->d.inv, p->d.lmmap, p->d.region, p->d.region_len, &s->local));
+		CHECK(doca_rdma_task_receive_allocate_init(p->d.rdma, s->local, ud, &t));
 		s->task = doca_rdma_task_receive_as_task(t);
 		CHECK(doca_task_submit(s->task));
 	}
@@ -936,7 +876,7 @@ static int pt_server_serve(struct pt *p)
 		int r;
 
 		for (uint32_t i = 0; i < PT_POLL_EVERY; i++)
-			(void)doca_pe_progress(p->pe);
+			(void)doca_pe_progress(p->d.pe);
 		r = poll(&pfd, 1, 0);
 		if (r < 0 && errno != EINTR)
 			return fail("poll on the control socket: %s", strerror(errno));
@@ -969,7 +909,7 @@ static int pt_server_main(struct pt *p)
 		return -1;
 	if (pt_exchange_conns(p) != 0)
 		return -1;
-	CHECK(doca_mmap_export_rdma(p->lmmap, p->dev, &mdesc, &mdesc_len));
+	CHECK(doca_mmap_export_rdma(p->d.lmmap, p->d.dev, &mdesc, &mdesc_len));
 	if (oob_send(p->sock, 'M', mdesc, mdesc_len) != 0)
 		return -1;
 	rc = pt_server_serve(p);
@@ -1183,7 +1123,7 @@ int main(int argc, char **argv)
 	p->sock = -1;
 	p->num_conns = opt.qps;
 	p->verb = opt.test->verb;
-	p->state = DOCA_CTX_STATE_IDLE;
+	p->d.state = DOCA_CTX_STATE_IDLE;
 	pt_print_banner(&opt);
 	rc = opt.server != NULL ? pt_client_main(p) : pt_server_main(p);
 	pt_teardown(p);
