@@ -41,17 +41,10 @@ static struct {
 
 bool core_pe_stall_parse(const char *text, uint32_t *ms_out)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (text == NULL || *text == '\0')
+	if (!softdoca_parse_uint(text, 0, PE_STALL_MAX_MS, &v))
 		return false;
-	for (const char *p = text; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > PE_STALL_MAX_MS)
-			return false;
-	}
 	*ms_out = (uint32_t)v;
 	return true;
 }

@@ -374,24 +374,6 @@ static void trace_fork_child(void)
 /* ---- start-up -------------------------------------------------------------- */
 
 /* A whole decimal number in [1, SOFTDOCA_TRACE_EVENTS_MAX], nothing else. */
-static bool trace_parse_events(const char *text, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (*text == '\0')
-		return false;
-	for (const char *p = text; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > SOFTDOCA_TRACE_EVENTS_MAX)
-			return false;
-	}
-	if (v == 0)
-		return false;
-	*out = v;
-	return true;
-}
 
 static __attribute__((constructor)) void trace_init(void)
 {
@@ -406,7 +388,7 @@ static __attribute__((constructor)) void trace_init(void)
 		SDK_LOG_ERR(SOFTDOCA_TRACE_ENV " is empty or too long; tracing stays off");
 		return;
 	}
-	if (events != NULL && !trace_parse_events(events, &slots)) {
+	if (events != NULL && !softdoca_parse_uint(events, 1, SOFTDOCA_TRACE_EVENTS_MAX, &slots)) {
 		SDK_LOG_ERR(SOFTDOCA_TRACE_EVENTS_ENV "=\"%s\" is not a whole number in [1, %u]; tracing stays off",
 			    events, SOFTDOCA_TRACE_EVENTS_MAX);
 		return;

@@ -53,21 +53,11 @@ static struct engine_timeouts timeouts;
 static void timeouts_read(void)
 {
 	const char *text = getenv(TIMEOUT_ENV);
-	unsigned long long ms = TIMEOUT_DEFAULT_MS;
+	uint64_t ms = TIMEOUT_DEFAULT_MS;
 
-	if (text != NULL && text[0] != '\0') {
-		char *end;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(text, &end, 10);
-		if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || v < TIMEOUT_MIN_MS ||
-		    v > TIMEOUT_MAX_MS)
-			SDK_LOG_WARN("%s='%s' is not a number of milliseconds in [%llu, %llu]: using %llu", TIMEOUT_ENV,
-				     text, TIMEOUT_MIN_MS, TIMEOUT_MAX_MS, TIMEOUT_DEFAULT_MS);
-		else
-			ms = v;
-	}
+	if (text != NULL && text[0] != '\0' && !softdoca_parse_uint(text, TIMEOUT_MIN_MS, TIMEOUT_MAX_MS, &ms))
+		SDK_LOG_WARN("%s='%s' is not a number of milliseconds in [%llu, %llu]: using %llu", TIMEOUT_ENV, text,
+			     TIMEOUT_MIN_MS, TIMEOUT_MAX_MS, TIMEOUT_DEFAULT_MS);
 	timeouts.timeout_ns = ms * 1000000ULL;
 	timeouts.interval_ns = timeouts.timeout_ns / 4 < INTERVAL_MAX_NS ? timeouts.timeout_ns / 4 : INTERVAL_MAX_NS;
 }

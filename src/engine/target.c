@@ -257,18 +257,12 @@ static pthread_once_t bounce_once = PTHREAD_ONCE_INIT;
 static void bounce_budget_init(void)
 {
 	const char *text = getenv(BOUNCE_ENV);
-	unsigned long long kib = BOUNCE_DEFAULT_KIB;
-	char *end;
+	uint64_t kib = BOUNCE_DEFAULT_KIB;
 
-	if (text != NULL) {
-		errno = 0;
-		kib = strtoull(text, &end, 10);
-		if (errno != 0 || end == text || *end != '\0' || text[0] < '0' || text[0] > '9' ||
-		    kib < BOUNCE_MIN_KIB || kib > BOUNCE_MAX_KIB) {
-			SDK_LOG_ERR(BOUNCE_ENV "=\"%s\" is not a whole number of KiB in [%u, %u]; using %u", text,
-				    BOUNCE_MIN_KIB, BOUNCE_MAX_KIB, BOUNCE_DEFAULT_KIB);
-			kib = BOUNCE_DEFAULT_KIB;
-		}
+	if (text != NULL && !softdoca_parse_uint(text, BOUNCE_MIN_KIB, BOUNCE_MAX_KIB, &kib)) {
+		SDK_LOG_ERR(BOUNCE_ENV "=\"%s\" is not a whole number of KiB in [%u, %u]; using %u", text,
+			    BOUNCE_MIN_KIB, BOUNCE_MAX_KIB, BOUNCE_DEFAULT_KIB);
+		kib = BOUNCE_DEFAULT_KIB;
 	}
 	bounce_budget = (size_t)kib * 1024u;
 }

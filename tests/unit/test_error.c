@@ -137,6 +137,34 @@ static void test_unknown_code_fallback(void **state)
 		assert_string_not_equal(name, codes[j].name);
 }
 
+/* The SOFTDOCA_* numbers: digits only, within the range, out untouched
+ * on refusal. */
+static void test_parse_uint(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_true(softdoca_parse_uint("0", 0, 10, &v));
+	assert_int_equal(v, 0);
+	assert_true(softdoca_parse_uint("0010", 0, 10, &v));
+	assert_int_equal(v, 10);
+	assert_true(softdoca_parse_uint("3600000", 100, 3600000, &v));
+	assert_int_equal(v, 3600000);
+	v = 7;
+	assert_false(softdoca_parse_uint("3600001", 100, 3600000, &v));
+	assert_false(softdoca_parse_uint("99", 100, 3600000, &v));
+	assert_false(softdoca_parse_uint("0", 1, 10, &v));
+	assert_false(softdoca_parse_uint("", 0, 10, &v));
+	assert_false(softdoca_parse_uint(NULL, 0, 10, &v));
+	assert_false(softdoca_parse_uint("12x", 0, 100, &v));
+	assert_false(softdoca_parse_uint("+5", 0, 10, &v));
+	assert_false(softdoca_parse_uint("-1", 0, 10, &v));
+	assert_false(softdoca_parse_uint(" 5", 0, 10, &v));
+	assert_false(softdoca_parse_uint("5 ", 0, 10, &v));
+	assert_false(softdoca_parse_uint("99999999999999999999999", 0, UINT64_MAX / 10, &v));
+	assert_int_equal(v, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_descr_present),
 		cmocka_unit_test(test_bad_state_says_what_to_check),
 		cmocka_unit_test(test_unknown_code_fallback),
+		cmocka_unit_test(test_parse_uint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
