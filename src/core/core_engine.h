@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <doca_error.h>
 
@@ -137,6 +138,16 @@ SOFTDOCA_EXPORT bool softdoca_secret_equal(const uint8_t *a, const uint8_t *b, s
 
 /* Network interface name ("" for NULL). */
 SOFTDOCA_EXPORT const char *softdoca_devinfo_iface(const struct doca_devinfo *devinfo);
+
+/* Kernel interface index (0 for NULL). */
+SOFTDOCA_EXPORT unsigned int softdoca_devinfo_ifindex(const struct doca_devinfo *devinfo);
+
+/* The address behind GID number index as a socket address (port 0; IPv6
+ * link-local addresses carry the interface as scope id), ready for bind or
+ * a UCX listener. Errors: INVALID_VALUE (NULL argument or index out of
+ * range). */
+SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
+						   struct sockaddr_storage *addr_out, socklen_t *len_out);
 
 /* ---- the timeline ------------------------------------------------------ */
 

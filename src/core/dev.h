@@ -58,9 +58,6 @@ SOFTDOCA_EXPORT enum softdoca_dev_kind softdoca_devinfo_kind(const struct doca_d
 /* ibdev name, as doca_devinfo_get_ibdev_name reports it ("" for NULL). */
 SOFTDOCA_EXPORT const char *softdoca_devinfo_ibdev(const struct doca_devinfo *devinfo);
 
-/* Kernel interface index (0 for NULL). */
-SOFTDOCA_EXPORT unsigned int softdoca_devinfo_ifindex(const struct doca_devinfo *devinfo);
-
 /* Number of GID table entries (0 for NULL). */
 SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *devinfo);
 
@@ -68,13 +65,6 @@ SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *d
  * or index out of range). */
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid(const struct doca_devinfo *devinfo, uint32_t index,
 						  uint8_t gid_out[DOCA_GID_BYTE_LENGTH]);
-
-/* The address behind GID number index as a socket address (port 0; IPv6
- * link-local addresses carry the interface as scope id), ready for bind or
- * a UCX listener. Errors: INVALID_VALUE (NULL argument or index out of
- * range). */
-SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
-						   struct sockaddr_storage *addr_out, socklen_t *len_out);
 
 /* Find which GID index holds gid. Errors: INVALID_VALUE (NULL argument),
  * NOT_FOUND. */

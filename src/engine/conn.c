@@ -1,15 +1,18 @@
 /*
  * softdoca — connections: export, connect, the HELLO/BYE handshake,
- * failure.
+ * failure, and which link a connection uses.
  *
- * Each side exports (a connection id and a random secret, plus its UCX
- * worker address) and connects to the other's descriptor. Connecting
- * creates our endpoint and sends HELLO, which tells the peer our id and
- * secret; a connection is established once we have connected and the
- * peer's HELLO has arrived. Every later message names the receiver's
- * connection id and secret, and is dropped if they do not match.
- * Responses travel on the endpoint the request came from (UCX's reply
- * endpoint), so a DC passive side, which never connects, can answer too.
+ * Each side exports (a connection id and a random secret, plus the
+ * addresses of its links: its UCX worker address, its TCP link address)
+ * and connects to the other's descriptor. Connecting picks the link
+ * (conn_link_choose: UCX for a peer on this host when both sides allow
+ * shared memory, else the TCP link), makes our endpoint on it and sends
+ * HELLO, which tells the peer our id and secret; a connection is
+ * established once we have connected and the peer's HELLO has arrived.
+ * Every later message names the receiver's connection id and secret, and
+ * is dropped if they do not match. Answers travel on our own endpoint;
+ * a DC passive side, which never connects, makes one from the address
+ * the peer's HELLO carries, on the link it came on.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,11 +23,13 @@
 
 #include "core_engine.h"
 #include "engine_internal.h"
-#include "ucx_addr.h"
+#include "link_tcp.h"
+#include "link_ucx.h"
 
 SDK_LOG_REGISTER(ENGINE::CONN)
 
-struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN])
+struct engine_conn *engine_conn_lookup(struct engine_worker *w, const struct link_msg *m, uint32_t id,
+				       const uint8_t secret[ENGINE_SECRET_LEN])
 {
 	struct engine_conn *c;
 
@@ -43,19 +48,15 @@ struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, con
 		SDK_LOG_ERR_RL("message for connection %u with a wrong connection secret: dropped", id);
 		return NULL;
 	}
+	/* A link that proved whose its carrier is carries that connection's
+	 * messages only; a connection's messages come on its own link. */
+	if ((m->bound != NULL && m->bound != c) || (c->link != NULL && c->link != m->link)) {
+		SDK_LOG_ERR_RL("message for connection %u on a %s link that carries another connection: dropped", id,
+			       m->link->name);
+		return NULL;
+	}
 	c->heard = true; /* a sign of life (keepalive.c) */
 	return c;
-}
-
-/* Only worker addresses proven well-formed reach UCX, which asserts (or
- * reads out of bounds) on malformed ones: see ucx_addr.c. */
-doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr, size_t addr_len)
-{
-	if (addr == NULL || addr_len == 0) {
-		SDK_LOG_ERR_RL("the peer's UCX worker address is missing");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return ucx_addr_check(addr, addr_len, w->own_addr, w->own_addr_len, w->ucx->version);
 }
 
 static void conn_event(struct engine_conn *c, enum engine_conn_event ev)
@@ -140,14 +141,27 @@ doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **con
 	/* A soft device has far fewer GIDs than 65535. */
 	d.gid_index = (uint16_t)(w->conf.gid_index > UINT16_MAX ? UINT16_MAX : w->conf.gid_index);
 	d.gid_type = w->conf.gid_type;
-	d.worker_addr = (const uint8_t *)w->own_addr; /* taken once, at worker creation */
-	d.worker_addr_len = (uint32_t)w->own_addr_len;
+	if (w->ucp != NULL) {
+		d.flags |= WIRE_DESC_FLAG_SHM;
+		d.ucx_settings = link_ucx_settings();
+		d.worker_addr = (const uint8_t *)w->own_addr; /* taken once, at worker creation */
+		d.worker_addr_len = (uint32_t)w->own_addr_len;
+	}
+	if (w->tcp != NULL) {
+		struct lt_addr a;
+
+		link_tcp_self(w->tcp, &a);
+		lt_addr_build(d.tcp_addr, &a);
+		d.has_tcp = true;
+	}
 	status = wire_desc_build(&d, &c->desc, &c->desc_len);
 	if (status != DOCA_SUCCESS)
 		return status;
 	c->worker = w;
 	c->id = d.conn_id;
 	c->state = CONN_EXPORTED;
+	if (w->tcp != NULL)
+		link_tcp_conn_expect(w->tcp, c);
 	if (c->id > w->num_conns)
 		w->num_conns = c->id;
 	*conn_out = c;
@@ -172,21 +186,19 @@ doca_error_t engine_conn_export(struct engine_worker *w, struct engine_conn **co
 	return status;
 }
 
-static void conn_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+void engine_link_failed(struct engine_conn *c, doca_error_t status, const char *why)
 {
-	struct engine_conn *c = arg;
-
-	(void)ep;
-	if (c->state == CONN_CLOSED)
+	(void)status;
+	if (c->state == CONN_CLOSED || c->state == CONN_FREE)
 		return;
 	if (c->peer_claims_exited && !c->peer_hello)
-		engine_explain_peer_exited(c->id, c->peer_pid, "its address does not answer (UCX: the peer is unreachable)");
+		engine_explain_peer_exited(c->id, c->peer_pid, "its address does not answer (the peer is unreachable)");
 	else if (engine_conn_loss_is_error(c))
-		SDK_LOG_ERR("connection %u: peer unreachable (%s); failing its %u operations in flight", c->id,
-			    ucs_status_string(st), engine_sq_busy(&c->sq) + c->tq_len);
+		SDK_LOG_ERR("connection %u: peer unreachable (%s link: %s); failing its %u operations in flight", c->id,
+			    c->link != NULL ? c->link->name : "no", why, engine_sq_busy(&c->sq) + c->tq_len);
 	else
 		SDK_LOG_DBG("connection %u: peer unreachable (%s) with nothing in flight, or while stopping", c->id,
-			    ucs_status_string(st));
+			    why);
 	engine_conn_fail(c, ENGINE_CONN_FAILED);
 }
 
@@ -197,42 +209,45 @@ bool engine_conn_loss_is_error(const struct engine_conn *c)
 	return engine_sq_busy(&c->sq) > 0 || c->tq_len > 0;
 }
 
-static void send_done_free(void *request, ucs_status_t st, void *user)
+static void send_done_free(void *req, doca_error_t status, void *user)
 {
-	(void)st;
+	(void)req;
+	(void)status;
 	free(user);
-	ucp_request_free(request);
 }
 
-/* Send a small control message (HELLO, BYE, CM) asking UCX to give the
- * peer a reply endpoint. Header and payload are copied into one heap
- * block that lives until the send completes. */
-doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len, const void *payload,
-			     size_t payload_len)
+/* Header and payload are copied into one heap block that lives until
+ * the send is over (UCX reads both until then). */
+doca_error_t engine_send_ctl(struct engine_conn *c, unsigned int am_id, const void *hdr, size_t len,
+			     const void *payload, size_t payload_len)
 {
 	uint8_t *copy = malloc(len + payload_len);
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
+	struct engine_sge sge = {.len = payload_len};
+	struct link_send s = {.id = (uint16_t)am_id, .header_len = len, .eager = true, .cb = send_done_free};
+	doca_error_t status;
+	void *req;
 
 	if (copy == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	if (c->ep == NULL || c->link == NULL) {
+		free(copy);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
 	memcpy(copy, hdr, len);
 	if (payload_len > 0)
 		memcpy(copy + len, payload, payload_len);
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.send = send_done_free;
-	p.user_data = copy;
-	req = ucp_am_send_nbx(ep, am_id, copy, len, payload_len > 0 ? copy + len : NULL, payload_len, &p);
-	if (req == NULL) {
+	sge.addr = copy + len;
+	s.header = copy;
+	s.iov = &sge;
+	s.iov_count = payload_len > 0 ? 1 : 0;
+	s.len = payload_len;
+	s.user = copy;
+	status = c->link->send(c, &s, &req);
+	if (status != DOCA_SUCCESS)
+		SDK_LOG_DBG("connection %u: control message %#x not sent: %s", c->id, am_id, doca_error_get_name(status));
+	if (status != DOCA_SUCCESS || req == NULL)
 		free(copy);
-		return DOCA_SUCCESS;
-	}
-	if (UCS_PTR_IS_ERR(req)) {
-		free(copy);
-		SDK_LOG_ERR("control message send failed: %s", ucs_status_string(UCS_PTR_STATUS(req)));
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
-	return DOCA_SUCCESS;
+	return status;
 }
 
 static bool peer_on_this_host(const struct wire_desc *d)
@@ -265,58 +280,122 @@ static void conn_watch_peer(struct engine_conn *c, uint32_t pid)
 #endif
 }
 
-/* Our endpoint to the peer at addr (untrusted bytes, proven well-formed
- * before UCX sees them). Always in UCX's peer error mode: UCX then
- * reports transport failures, and a closed endpoint goes away (in the
- * other mode UCX keeps it, and a shared-memory peer's segment mapped,
- * until the worker is destroyed; UCX 1.13 still does that for a
- * shared-memory peer that died with our FIFO to it full). Lock held. */
-static doca_error_t conn_ep_create(struct engine_conn *c, const uint8_t *addr, size_t addr_len)
+/* Our endpoint to the peer on link, at addr (the peer's address on that
+ * link: untrusted bytes, which the link checks before use). c->peer_id
+ * and c->peer_secret name the peer's connection. Lock held. */
+static doca_error_t conn_ep_create(struct engine_conn *c, const struct link_ops *link, const uint8_t *addr,
+				   size_t addr_len)
 {
-	struct engine_worker *w = c->worker;
-	ucp_ep_params_t ep = {0};
-	doca_error_t status;
-	ucs_status_t st;
+	doca_error_t status = link->ep_open(c, addr, addr_len);
 
-	status = engine_peer_addr_check(w, addr, addr_len);
-	if (status != DOCA_SUCCESS)
-		return status;
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-			UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	ep.address = (const ucp_address_t *)addr;
-	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	ep.err_handler.cb = conn_ep_error;
-	ep.err_handler.arg = c;
-	st = ucp_ep_create(w->ucp, &ep, &c->ep);
-	if (st != UCS_OK && c->peer_claims_exited) {
+	if (status == DOCA_ERROR_CONNECTION_ABORTED && c->peer_claims_exited) {
 		engine_explain_peer_exited(c->id, c->peer_pid, "its address cannot be reached");
-		c->ep = NULL;
-		return DOCA_ERROR_CONNECTION_ABORTED;
+		return status;
 	}
-	if (st != UCS_OK) {
-		SDK_LOG_ERR_RL("connection %u: cannot reach the peer's address: %s", c->id, ucs_status_string(st));
-		c->ep = NULL;
-		return DOCA_ERROR_CONNECTION_ABORTED;
+	if (status != DOCA_SUCCESS) {
+		SDK_LOG_ERR_RL("connection %u: cannot reach the peer's %s link: %s", c->id, link->name,
+			       doca_error_get_name(status));
+		return status;
 	}
+	c->link = link;
+	SDK_LOG_DBG("connection %u: over the %s link", c->id, link->name);
 	engine_keepalive_start(c);
 	return DOCA_SUCCESS;
 }
 
+/* This side's address on link, as the DC passive side needs it. */
+static size_t conn_own_addr(const struct engine_conn *c, uint8_t *tcp, const void **addr)
+{
+	struct lt_addr a;
+
+	if (c->link == &link_ucx_ops) {
+		*addr = c->worker->own_addr;
+		return c->worker->own_addr_len;
+	}
+	link_tcp_self(c->worker->tcp, &a);
+	lt_addr_build(tcp, &a);
+	*addr = tcp;
+	return LT_ADDR_LEN;
+}
+
 /* HELLO tells the peer our connection id and secret. On DC it also
- * carries our worker address: the passive side never gets a descriptor
- * of ours, and makes its endpoint from it. */
+ * carries our address on the link it travels: the passive side never
+ * gets a descriptor of ours, and makes its endpoint from it. */
 static doca_error_t conn_say_hello(struct engine_conn *c)
 {
-	struct engine_worker *w = c->worker;
 	struct wire_hello hello = {0};
+	uint8_t tcp[LT_ADDR_LEN];
+	const void *addr = NULL;
+	size_t addr_len = 0;
 
 	hello.version = WIRE_VERSION;
 	hello.dst_conn_id = c->peer_id;
 	memcpy(hello.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
 	hello.src_conn_id = c->id;
 	memcpy(hello.src_secret, c->secret, ENGINE_SECRET_LEN);
-	return engine_send_ctl(c->ep, WIRE_AM_HELLO, &hello, sizeof(hello), w->conf.dc ? w->own_addr : NULL,
-			       w->conf.dc ? w->own_addr_len : 0);
+	if (c->worker->conf.dc)
+		addr_len = conn_own_addr(c, tcp, &addr);
+	return engine_send_ctl(c, WIRE_AM_HELLO, &hello, sizeof(hello), addr, addr_len);
+}
+
+/* Names of the WIRE_UCX_* settings that differ between a and b. */
+static const char *ucx_settings_diff(uint32_t a, uint32_t b, char *buf, size_t size)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{WIRE_UCX_MM_ERROR_HANDLING, "UCX_MM_ERROR_HANDLING"},
+		{WIRE_UCX_CMA_MEMORY_INVALIDATE, "UCX_CMA_MEMORY_INVALIDATE"},
+		{WIRE_UCX_PROTO_V1, "UCX_PROTO_ENABLE"},
+		{WIRE_UCX_RNDV_PUT, "UCX_RNDV_SCHEME"},
+	};
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if ((a ^ b) & names[i].bit)
+			at += (size_t)snprintf(buf + at, size - at, "%s%s", at > 0 ? ", " : "", names[i].name);
+	return buf;
+}
+
+/* Which link reaches the peer of descriptor d: UCX for a peer on this
+ * host when both sides let UCX use shared memory (and agree on the UCX
+ * settings that must match), else the TCP link when both have one. */
+static doca_error_t conn_link_choose(struct engine_conn *c, const struct wire_desc *d, bool same_host,
+				     const struct link_ops **link, const uint8_t **addr, size_t *addr_len)
+{
+	struct engine_worker *w = c->worker;
+	char diff[160];
+
+	if (w->ucp != NULL && same_host && (d->flags & WIRE_DESC_FLAG_SHM) && d->worker_addr_len > 0) {
+		uint32_t ours = link_ucx_settings();
+
+		if (d->ucx_settings != ours) {
+			SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the two sides run UCX with different "
+				    "settings (%s): UCX cannot connect them. Set the same values on both sides, or "
+				    "leave them unset (softdoca's defaults)",
+				    c->id, ucx_settings_diff(ours, d->ucx_settings, diff, sizeof(diff)));
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		*link = &link_ucx_ops;
+		*addr = d->worker_addr;
+		*addr_len = d->worker_addr_len;
+		return DOCA_SUCCESS;
+	}
+	if (w->tcp != NULL && d->has_tcp) {
+		*link = &link_tcp_ops;
+		*addr = d->tcp_addr;
+		*addr_len = sizeof(d->tcp_addr);
+		return DOCA_SUCCESS;
+	}
+	SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: no transport reaches the peer: this side offers "
+		    "%s%s, the peer %s%s (a peer %s). UCX_TLS must let both sides use the same one: shared memory "
+		    "(sm) on one host, tcp between hosts",
+		    c->id, w->ucp != NULL ? "shared memory" : "", w->tcp != NULL ? (w->ucp != NULL ? " and tcp" : "tcp") : "",
+		    (d->flags & WIRE_DESC_FLAG_SHM) ? "shared memory" : "", d->has_tcp ? ((d->flags & WIRE_DESC_FLAG_SHM) ? " and tcp" : "tcp") : "",
+		    same_host ? "on this host" : "on another host");
+	return DOCA_ERROR_INVALID_VALUE;
 }
 
 /* The two sides must agree (transport, GID type), and the descriptor
@@ -368,12 +447,21 @@ doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc,
 		SDK_LOG_ERR_RL("connection %u: this descriptor is not from the peer that already connected to it", c->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	same_host = peer_on_this_host(&d);
 	if (!dc_attached) {
-		status = conn_ep_create(c, d.worker_addr, d.worker_addr_len);
+		const struct link_ops *link;
+		const uint8_t *addr;
+		size_t addr_len;
+
+		status = conn_link_choose(c, &d, same_host, &link, &addr, &addr_len);
+		if (status != DOCA_SUCCESS)
+			return status;
+		c->peer_id = d.conn_id;
+		memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
+		status = conn_ep_create(c, link, addr, addr_len);
 		if (status != DOCA_SUCCESS)
 			return status;
 	}
-	same_host = peer_on_this_host(&d);
 	c->peer_id = d.conn_id;
 	memcpy(c->peer_secret, d.secret, ENGINE_SECRET_LEN);
 	c->state = CONN_CONNECTED;
@@ -402,82 +490,65 @@ doca_error_t engine_conn_connect(struct engine_conn *c, const void *desc, size_t
 	return status;
 }
 
-ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			     const ucp_am_recv_param_t *param)
+enum link_rx engine_am_hello(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_hello hello;
 	const struct wire_hello *h = &hello;
 	struct engine_conn *c;
 
-	if (wire_check(WIRE_AM_HELLO, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
-	if (length > WIRE_DESC_MAX_ADDR_LEN || (length > 0 && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))) {
-		SDK_LOG_ERR_RL("HELLO with a %zu-byte payload: dropped", length);
-		return UCS_OK;
+	if (wire_check(WIRE_AM_HELLO, m->header, m->header_len) != DOCA_SUCCESS)
+		return LINK_RX_DONE;
+	if (m->length > WIRE_DESC_MAX_ADDR_LEN || (m->length > 0 && m->rndv)) {
+		SDK_LOG_ERR_RL("HELLO with a %zu-byte payload: dropped", m->length);
+		return LINK_RX_DONE;
 	}
-	memcpy(&hello, header, sizeof(hello)); /* any alignment */
-	c = engine_conn_lookup(w, h->dst_conn_id, h->dst_secret);
+	memcpy(&hello, m->header, sizeof(hello)); /* any alignment */
+	c = engine_conn_lookup(w, m, h->dst_conn_id, h->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	if (c->peer_hello || (c->state == CONN_CONNECTED && (c->peer_id != h->src_conn_id ||
 							      memcmp(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN) != 0))) {
 		SDK_LOG_ERR_RL("connection %u: HELLO from a second peer or with different credentials: dropped", c->id);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
 	c->peer_id = h->src_conn_id;
 	memcpy(c->peer_secret, h->src_secret, ENGINE_SECRET_LEN);
 	if (c->worker->conf.dc && c->state == CONN_EXPORTED && c->ep == NULL &&
-	    conn_ep_create(c, data, length) != DOCA_SUCCESS) {
+	    conn_ep_create(c, m->link, m->data, m->length) != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: DC peer's HELLO carries no usable address: dropped", c->id);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
 	c->peer_hello = true;
 	conn_check_established(c);
 	engine_target_kick(c);
-	return UCS_OK;
+	return LINK_RX_DONE;
 }
 
-ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param)
+enum link_rx engine_am_bye(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_bye bye;
 	const struct wire_bye *b = &bye;
 	struct engine_conn *c;
 
-	(void)data;
-	(void)param;
-	if (wire_check(WIRE_AM_BYE, header, header_length) != DOCA_SUCCESS || length != 0)
-		return UCS_OK;
-	memcpy(&bye, header, sizeof(bye)); /* any alignment */
-	c = engine_conn_lookup(w, b->dst_conn_id, b->dst_secret);
+	if (wire_check(WIRE_AM_BYE, m->header, m->header_len) != DOCA_SUCCESS || m->length != 0)
+		return LINK_RX_DONE;
+	memcpy(&bye, m->header, sizeof(bye)); /* any alignment */
+	c = engine_conn_lookup(w, m, b->dst_conn_id, b->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	SDK_LOG_DBG("connection %u: peer disconnected", c->id);
 	engine_conn_fail(c, ENGINE_CONN_DISCONNECTED);
-	return UCS_OK;
-}
-
-void engine_ep_close(ucp_ep_h *ep)
-{
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
-
-	if (*ep == NULL)
-		return;
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-	p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-	req = ucp_ep_close_nbx(*ep, &p);
-	if (UCS_PTR_IS_PTR(req))
-		ucp_request_free(req); /* completes during later progress */
-	*ep = NULL;
+	return LINK_RX_DONE;
 }
 
 static void conn_close_ep(struct engine_conn *c)
 {
 	engine_keepalive_stop(c);
-	engine_ep_close(&c->ep);
+	if (c->ep != NULL)
+		c->link->ep_close(c);
+	/* The TCP link's slot also holds the peer's side (its socket to us). */
+	if (c->worker->tcp != NULL)
+		link_tcp_conn_reset(c->worker->tcp, c);
 	engine_cm_close(c);
 	engine_cm_established(c); /* no deadline for a closed connection */
 }
@@ -502,49 +573,26 @@ void engine_conn_fail(struct engine_conn *c, enum engine_conn_event event)
 	conn_event(c, event);
 }
 
-/* BYE goes on our own endpoint only: the reply endpoint of a DC passive
- * side may already be gone with its peer. */
+/* BYE goes on our own endpoint. */
 static void conn_say_bye(struct engine_conn *c)
 {
 	struct wire_bye bye = {0};
-	ucp_ep_h ep = c->ep;
 
-	if (ep == NULL || !c->peer_hello)
+	if (c->ep == NULL || !c->peer_hello)
 		return;
 	bye.version = WIRE_VERSION;
 	bye.dst_conn_id = c->peer_id;
 	memcpy(bye.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
-	(void)engine_send_ctl(ep, WIRE_AM_BYE, &bye, sizeof(bye), NULL, 0);
-}
-
-static void flush_done(void *request, ucs_status_t st, void *user)
-{
-	(void)st;
-	((struct engine_conn *)user)->flushed = true;
-	ucp_request_free(request);
+	(void)engine_send_ctl(c, WIRE_AM_BYE, &bye, sizeof(bye), NULL, 0);
 }
 
 /* Let what we sent (answers, BYE) leave before the endpoint closes: the
  * peer must see a completed operation's answer before our BYE, even if
- * this process exits right after. Bounded: a dead peer does not hold us
- * (the request then frees itself whenever UCX is done with it). */
+ * this process exits right after. Bounded: a dead peer does not hold us. */
 static void conn_flush_ep(struct engine_conn *c)
 {
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
-	uint64_t deadline = engine_now_ns() + 1000000000ULL;
-
-	if (c->ep == NULL)
-		return;
-	c->flushed = false;
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.send = flush_done;
-	p.user_data = c;
-	req = ucp_ep_flush_nbx(c->ep, &p);
-	if (req == NULL || UCS_PTR_IS_ERR(req))
-		return;
-	while (!c->flushed && engine_now_ns() < deadline)
-		ucp_worker_progress(c->worker->ucp);
+	if (c->ep != NULL)
+		c->link->ep_flush(c, engine_now_ns() + 1000000000ULL);
 }
 
 static void conn_disconnect_locked(struct engine_conn *c)

@@ -1,6 +1,8 @@
 /*
- * softdoca — the soft NIC's UCX plumbing: one UCX context per device, one
- * worker per RDMA context, and the service thread.
+ * softdoca — the soft NIC's workers and service thread: one worker per
+ * RDMA context, with its links (link.h: UCX for peers on this host, the
+ * TCP link of link_tcp.c for the rest), and the dispatch of incoming
+ * messages to the engine's handlers.
  *
  * Who drives a worker: whichever thread is inside the library. The
  * application's thread posts directly (engine_post) and progresses in
@@ -28,7 +30,8 @@
 
 #include "core_engine.h"
 #include "engine_internal.h"
-#include "ucx_addr.h"
+#include "link_tcp.h"
+#include "link_ucx.h"
 
 SDK_LOG_REGISTER(ENGINE)
 
@@ -136,183 +139,88 @@ void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns)
 	*pid_ns = host_pid_ns;
 }
 
-static pthread_mutex_t ucx_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct engine_ucx *ucx_list;
-
-/* Set UCX option key unless the user chose it in the environment as env
- * (a transport's own options are named without their component prefix
- * in ucp_config_modify, but with it in the environment). */
-static void ucx_default_as(ucp_config_t *config, const char *env, const char *key, const char *value)
-{
-	ucs_status_t st;
-
-	if (getenv(env) != NULL)
-		return;
-	st = ucp_config_modify(config, key, value);
-	if (st != UCS_OK)
-		SDK_LOG_DBG("UCX option %s=%s not applied: %s", env, value, ucs_status_string(st));
-}
-
-/* Set a UCX option unless the user chose it in the environment. */
-static void ucx_default(ucp_config_t *config, const char *name, const char *value)
-{
-	char env[128];
-
-	snprintf(env, sizeof(env), "UCX_%s", name);
-	ucx_default_as(config, env, name, value);
-}
-
 #if defined(__SANITIZE_THREAD__)
 atomic_ulong engine_tsan_answers;
 #endif
 
-static uint32_t ucx_version(void)
-{
-	static atomic_flag warned = ATOMIC_FLAG_INIT;
-	unsigned int major, minor, release;
+/* ---- transports -------------------------------------------------------- */
 
-	ucp_get_version(&major, &minor, &release);
-	/* The suite passes on 1.12, 1.13 and 1.16 (the package's Depends);
-	 * others may crash inside UCX when a peer dies mid-transfer or sends
-	 * what it should not. Say so, once. */
-	if (!(major == 1 && (minor == 12 || minor == 13 || minor == 16)) && !atomic_flag_test_and_set(&warned))
-		SDK_LOG_WARN("UCX %u.%u.%u is not one softdoca is tested with (1.12, 1.13, 1.16): a peer that dies"
-			     " mid-transfer or sends malformed messages may crash this process inside UCX",
-			     major, minor, release);
-	return UCX_ADDR_UCX_VERSION(major, minor);
+/* Which links a worker gets, by UCX_TLS: UCX keeps the shared-memory
+ * transports the user allows (never SysV, whose segments other users of
+ * the group can write), and TCP, when asked for, is softdoca's own link:
+ * UCX never gets it. */
+struct engine_transports {
+	bool shm;          /* a UCX link */
+	bool tcp;          /* a TCP link */
+	char ucx_tls[256]; /* what UCX is told (UCX_TLS syntax) */
+};
+
+static bool tls_token_is(const char *tok, size_t len, const char *name)
+{
+	return strlen(name) == len && strncmp(tok, name, len) == 0;
 }
 
-/* May UCX use its shared-memory (mm) transports, by UCX_TLS? */
-static bool ucx_tls_has_shm(void)
+static bool tls_token_shm(const char *tok, size_t len)
+{
+	return tls_token_is(tok, len, "sm") || tls_token_is(tok, len, "shm") || tls_token_is(tok, len, "posix") ||
+	       tls_token_is(tok, len, "cma") || tls_token_is(tok, len, "xpmem") || tls_token_is(tok, len, "knem") ||
+	       tls_token_is(tok, len, "mm") || tls_token_is(tok, len, "all");
+}
+
+/* Append "tok" (len bytes) to the list being made, keeping reserve
+ * bytes free; false when it does not fit (the token is left out). */
+static bool tls_append(struct engine_transports *t, size_t *out, const char *tok, size_t len, size_t reserve)
+{
+	bool first = *out == 0 || (*out == 1 && t->ucx_tls[0] == '^');
+
+	if (*out + len + 1 + reserve >= sizeof(t->ucx_tls))
+		return false;
+	if (!first)
+		t->ucx_tls[(*out)++] = ',';
+	memcpy(t->ucx_tls + *out, tok, len);
+	*out += len;
+	t->ucx_tls[*out] = '\0';
+	return true;
+}
+
+static void engine_transports_read(struct engine_transports *t)
 {
 	const char *tls = getenv("UCX_TLS");
+	bool negate;
+	size_t out = 0;
 
-	if (tls == NULL || tls[0] == '^')
-		return true;
-	return strstr(tls, "sm") != NULL || strstr(tls, "posix") != NULL || strstr(tls, "sysv") != NULL ||
-	       strstr(tls, "all") != NULL;
-}
-
-static doca_error_t ucx_context_create(struct doca_dev *dev, ucp_context_h *out)
-{
-	const char *iface = softdoca_devinfo_iface(doca_dev_as_devinfo(dev));
-	ucp_params_t params = {0};
-	ucp_config_t *config;
-	ucs_status_t st;
-
-	st = ucp_config_read(NULL, NULL, &config);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("UCX configuration could not be read: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
+	memset(t, 0, sizeof(*t));
+	if (tls == NULL || tls[0] == '\0' || strcmp(tls, "all") == 0) {
+		t->shm = t->tcp = true;
+		snprintf(t->ucx_tls, sizeof(t->ucx_tls), "^tcp,sysv");
+		return;
 	}
-	/* The device is its interface (plus shared memory for peers on this
-	 * host); peers on other hosts that die must be noticed within
-	 * seconds (peers on this host are watched through a pidfd). */
-	if (iface[0] != '\0')
-		ucx_default(config, "NET_DEVICES", iface);
-	ucx_default(config, "KEEPALIVE_INTERVAL", "1s");
-	/* Peers' worker addresses are checked before UCX sees them
-	 * (ucx_addr.c), and unified mode's cannot be: never use it. */
-	st = ucp_config_modify(config, "UNIFIED_MODE", "n");
-	if (st != UCS_OK)
-		SDK_LOG_WARN("UCX option UNIFIED_MODE=n not applied: %s", ucs_status_string(st));
-	/* Every endpoint uses the peer error mode (conn.c); shared memory
-	 * serves it only with the mm transports' error handling on (POSIX
-	 * then qualifies; SysV never does). UCX warns about the option when
-	 * UCX_TLS leaves those transports out. */
-	if (ucx_tls_has_shm())
-		ucx_default(config, "MM_ERROR_HANDLING", "y");
-	/* Rendezvous by "put": a sender's RTS then carries no key of its
-	 * buffer. In UCX's default ("get" first) a send purged because its
-	 * peer died completes only at a later progress (UCX revokes the key
-	 * first), and a shared-memory peer that died with our FIFO to it
-	 * full leaves that purge to ucp_worker_destroy, which never
-	 * progresses: the sends are never completed ("... was not returned
-	 * to mpool ucp_requests"). Without a key the purge, wherever it
-	 * runs, completes them at once (callbacks included). Still one
-	 * copy: the sender puts (CMA, RDMA) where the receiver would have
-	 * got; without either, both schemes move the data as messages. */
-	ucx_default(config, "RNDV_SCHEME", "put_zcopy");
-	/* UCX's first protocol implementation: the default up to 1.15, and
-	 * the one every setting here is made for. 1.16 defaults to the
-	 * second, whose rendezvous over TCP (data sent as messages) fails
-	 * to release the send's buffer registration when the send is purged
-	 * because its peer died or we closed the endpoint under it: an
-	 * assertion then aborts the process (a leak where assertions are
-	 * compiled out; fixed in UCX 1.18). */
-	ucx_default(config, "PROTO_ENABLE", "n");
-	/* In the peer error mode UCX gives rendezvous only lanes whose
-	 * memory domain can invalidate keys, and CMA's claims that only on
-	 * request: without it 1 MiB shared-memory transfers take the
-	 * two-copy FIFO path at half the speed. CMA has no keys to revoke,
-	 * and with "put" no send ever asks for it. Both peers must agree:
-	 * UCX aborts the one with the CMA lane when the other's wireup
-	 * request lacks it. */
-	ucx_default_as(config, "UCX_CMA_MEMORY_INVALIDATE", "MEMORY_INVALIDATE", "y");
-
-	params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	params.mt_workers_shared = 1;
-	/* ucp_init would declare the API of the headers we built with (1.13
-	 * on Debian 12) and make UCX 1.12 warn on every start; we use only
-	 * 1.12's API, so declare that (see Depends in scripts/package.sh). */
-	st = ucp_init_version(ENGINE_UCP_API_MAJOR, ENGINE_UCP_API_MINOR, &params, config, out);
-	ucp_config_release(config);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("UCX could not start on interface '%s': %s", iface, ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
+	negate = tls[0] == '^';
+	if (negate) {
+		tls++;
+		t->shm = t->tcp = true;
+		t->ucx_tls[out++] = '^';
 	}
-	return DOCA_SUCCESS;
-}
+	for (const char *tok = tls; *tok != '\0';) {
+		size_t len = strcspn(tok, ",");
+		bool tcp = tls_token_is(tok, len, "tcp"), sysv = tls_token_is(tok, len, "sysv");
 
-static doca_error_t ucx_get(struct doca_dev *dev, struct engine_ucx **out)
-{
-	struct engine_ucx *u;
-	doca_error_t status = DOCA_SUCCESS;
-
-	pthread_mutex_lock(&ucx_lock);
-	for (u = ucx_list; u != NULL; u = u->next)
-		if (u->dev == dev)
-			break;
-	if (u == NULL) {
-		u = calloc(1, sizeof(*u));
-		if (u == NULL) {
-			status = DOCA_ERROR_NO_MEMORY;
-			goto out;
+		if (negate) {
+			/* Without posix (or all of sm) UCX has no shared-memory
+			 * transport for messages: cma, knem, xpmem only move bulk. */
+			t->tcp &= !tcp && !tls_token_is(tok, len, "all");
+			t->shm &= !(tls_token_shm(tok, len) && !tls_token_is(tok, len, "xpmem") &&
+				    !tls_token_is(tok, len, "knem") && !tls_token_is(tok, len, "cma"));
+		} else {
+			t->tcp |= tcp || tls_token_is(tok, len, "all");
+			t->shm |= tls_token_shm(tok, len);
 		}
-		status = ucx_context_create(dev, &u->context);
-		u->version = ucx_version();
-		if (status != DOCA_SUCCESS) {
-			free(u);
-			goto out;
-		}
-		u->dev = dev;
-		u->next = ucx_list;
-		ucx_list = u;
+		if (!tcp && !sysv && len > 0)
+			(void)tls_append(t, &out, tok, len, 10); /* room for ",tcp,sysv" */
+		tok += len + (tok[len] == ',');
 	}
-	u->refs++;
-	*out = u;
-out:
-	pthread_mutex_unlock(&ucx_lock);
-	return status;
-}
-
-static void ucx_put(struct engine_ucx *u)
-{
-	struct engine_ucx **link;
-
-	pthread_mutex_lock(&ucx_lock);
-	if (--u->refs == 0) {
-		for (link = &ucx_list; *link != NULL; link = &(*link)->next) {
-			if (*link == u) {
-				*link = u->next;
-				break;
-			}
-		}
-		ucp_cleanup(u->context);
-		free(u);
-	}
-	pthread_mutex_unlock(&ucx_lock);
+	if (negate)
+		(void)tls_append(t, &out, "tcp,sysv", 8, 0);
 }
 
 /* ---- the service thread -------------------------------------------- */
@@ -345,10 +253,38 @@ void engine_svc_kick(void)
 		SDK_LOG_DBG("service thread kick failed: %s", strerror(errno));
 }
 
+/* One round of every link of w: what arrived is handled, what is due
+ * sent. Lock held. */
+static unsigned int worker_poll(struct engine_worker *w)
+{
+	unsigned int n = 0;
+
+	if (w->ucp != NULL)
+		n += link_ucx_progress(w);
+	if (w->tcp != NULL)
+		n += link_tcp_progress(w->tcp);
+	return n;
+}
+
+/* Make w's event fds report the next event; false when something is
+ * pending already (poll again instead of sleeping). Lock held. */
+static bool worker_arm(struct engine_worker *w)
+{
+	bool armed = true;
+
+	if (w->ucp != NULL)
+		armed = link_ucx_arm(w);
+	if (w->tcp != NULL)
+		armed &= link_tcp_idle(w->tcp);
+	return armed;
+}
+
 /* Fail what waited past its deadline: parked operations, connections not
  * established in time. Lock held. */
 static void worker_expire(struct engine_worker *w, uint64_t now)
 {
+	if (w->tcp != NULL && link_tcp_has_deadlines(w->tcp))
+		link_tcp_expire(w->tcp, now);
 	if (w->parked > 0)
 		engine_target_expire(w, now);
 	if (w->cm_pending > 0)
@@ -363,7 +299,8 @@ static bool worker_has_deadlines(struct engine_worker *w)
 {
 	return atomic_load_explicit(&w->parked, memory_order_relaxed) > 0 ||
 	       atomic_load_explicit(&w->cm_pending, memory_order_relaxed) > 0 ||
-	       atomic_load_explicit(&w->suspects, memory_order_relaxed) > 0;
+	       atomic_load_explicit(&w->suspects, memory_order_relaxed) > 0 ||
+	       (w->tcp != NULL && link_tcp_has_deadlines(w->tcp));
 }
 
 /* Serve a worker: progress it until UCX has nothing more, then, when armed
@@ -375,15 +312,15 @@ static bool worker_has_deadlines(struct engine_worker *w)
  * events progress reported. */
 static unsigned int svc_serve(struct engine_worker *w, uint64_t now, bool *armed)
 {
-	ucs_status_t st = UCS_ERR_BUSY;
+	bool busy = true;
 	unsigned int events = 0, n;
 
 	if (armed == NULL && pthread_mutex_trylock(&w->lock) != 0)
 		return 0;
 	if (armed != NULL)
 		pthread_mutex_lock(&w->lock);
-	for (int round = 0; round < 64 && st == UCS_ERR_BUSY; round++) {
-		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++) {
+	for (int round = 0; round < 64 && busy; round++) {
+		for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = worker_poll(w)) != 0; i++) {
 			events += n;
 			if (w->ack_list != NULL)
 				engine_acks_flush(w); /* as engine_worker_progress does */
@@ -391,11 +328,11 @@ static unsigned int svc_serve(struct engine_worker *w, uint64_t now, bool *armed
 		worker_expire(w, now);
 		if (armed == NULL)
 			break;
-		st = ucp_worker_arm(w->ucp);
+		busy = !worker_arm(w);
 	}
 	engine_worker_unlock(w);
 	if (armed != NULL)
-		*armed = st != UCS_ERR_BUSY;
+		*armed = !busy;
 	return events;
 }
 
@@ -404,10 +341,14 @@ static unsigned int svc_serve(struct engine_worker *w, uint64_t now, bool *armed
  * while the application is progressing). */
 static void svc_rearm(struct engine_worker *w)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &w->svc_src};
+	struct svc_source *srcs[] = {&w->svc_src, &w->svc_tcp_src};
 
-	if (epoll_ctl(svc.epfd, EPOLL_CTL_MOD, w->efd, &ev) != 0)
-		SDK_LOG_DBG("cannot re-enable the worker's event fd: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = srcs[i]};
+
+		if (srcs[i]->fd >= 0 && epoll_ctl(svc.epfd, EPOLL_CTL_MOD, srcs[i]->fd, &ev) != 0)
+			SDK_LOG_DBG("cannot re-enable the worker's event fd: %s", strerror(errno));
+	}
 }
 
 static int svc_timeout_ms(void)
@@ -452,7 +393,7 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 			/* The process the peer's descriptor names is gone: take
 			 * what the peer sent before it went (its last answers,
 			 * its BYE), then ask it; silence fails it soon. */
-			for (int i = 0; i < 1024 && ucp_worker_progress(w->ucp) != 0; i++)
+			for (int i = 0; i < 1024 && worker_poll(w) != 0; i++)
 				;
 			if (c->state != CONN_CLOSED && c->state != CONN_FREE)
 				engine_keepalive_suspect(c);
@@ -799,20 +740,32 @@ void engine_svc_unwatch(struct svc_source *src)
 	src->fd = -1;
 }
 
+static doca_error_t svc_add(struct svc_source *src)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = src};
+
+	if (src->fd < 0 || epoll_ctl(svc.epfd, EPOLL_CTL_ADD, src->fd, &ev) == 0)
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR("cannot watch the worker's event fd: %s", strerror(errno));
+	return DOCA_ERROR_OPERATING_SYSTEM;
+}
+
 static doca_error_t svc_register(struct engine_worker *w)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = &w->svc_src};
 	doca_error_t status;
 
-	w->svc_src.kind = SVC_WORKER;
-	w->svc_src.fd = w->efd;
-	w->svc_src.worker = w;
+	w->svc_src = (struct svc_source){.kind = SVC_WORKER, .fd = w->ucp != NULL ? w->efd : -1, .worker = w};
+	w->svc_tcp_src = (struct svc_source){
+		.kind = SVC_WORKER, .fd = w->tcp != NULL ? link_tcp_fd(w->tcp) : -1, .worker = w};
 	w->svc_spin_ns = SVC_SPIN_MIN_NS;
 	pthread_mutex_lock(&svc.lock);
 	status = svc_start_locked();
-	if (status == DOCA_SUCCESS && epoll_ctl(svc.epfd, EPOLL_CTL_ADD, w->efd, &ev) != 0) {
-		SDK_LOG_ERR("cannot watch the UCX worker's event fd: %s", strerror(errno));
-		status = DOCA_ERROR_OPERATING_SYSTEM;
+	if (status == DOCA_SUCCESS)
+		status = svc_add(&w->svc_src);
+	if (status == DOCA_SUCCESS) {
+		status = svc_add(&w->svc_tcp_src);
+		if (status != DOCA_SUCCESS && w->svc_src.fd >= 0)
+			epoll_ctl(svc.epfd, EPOLL_CTL_DEL, w->svc_src.fd, NULL);
 	}
 	if (status == DOCA_SUCCESS) {
 		w->svc_next = svc.workers;
@@ -832,7 +785,10 @@ static void svc_unregister(struct engine_worker *w)
 
 	pthread_mutex_lock(&svc.lock);
 	if (w->svc_registered) {
-		epoll_ctl(svc.epfd, EPOLL_CTL_DEL, w->efd, NULL);
+		if (w->svc_src.fd >= 0)
+			epoll_ctl(svc.epfd, EPOLL_CTL_DEL, w->svc_src.fd, NULL);
+		if (w->svc_tcp_src.fd >= 0)
+			epoll_ctl(svc.epfd, EPOLL_CTL_DEL, w->svc_tcp_src.fd, NULL);
 		for (link = &svc.workers; *link != NULL; link = &(*link)->svc_next) {
 			if (*link == w) {
 				*link = w->svc_next;
@@ -866,97 +822,27 @@ static void svc_quiesce(void)
 
 /* ---- workers ---------------------------------------------------------- */
 
-/* Our handler for active message id, or NULL for an id we do not use. */
-static ucp_am_recv_callback_t worker_am_handler(unsigned int id)
+/* The links UCX_TLS asks for (engine_transports_read). */
+static doca_error_t worker_open_links(struct engine_worker *w, struct doca_dev *dev)
 {
-	switch (id) {
-	case WIRE_AM_HELLO:
-		return engine_am_hello;
-	case WIRE_AM_BYE:
-		return engine_am_bye;
-	case WIRE_AM_REQ:
-		return engine_am_req;
-	case WIRE_AM_RESP:
-		return engine_am_resp;
-	case WIRE_AM_PING:
-		return engine_am_ping;
-	case WIRE_AM_ACK:
-		return engine_am_ack;
-	case WIRE_AM_BATCH:
-		return engine_am_batch;
-	default:
-		return NULL;
-	}
-}
+	struct engine_transports t;
+	doca_error_t status;
 
-static doca_error_t worker_set_handler(struct engine_worker *w, unsigned int id)
-{
-	ucp_am_handler_param_t p = {
-		.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-			      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-		.id = id,
-		.cb = worker_am_handler(id),
-		.arg = w,
-		/* Eager payloads may be kept past the callback, so an
-		 * operation that must wait its turn needs no copy. */
-		.flags = UCP_AM_FLAG_PERSISTENT_DATA,
-	};
-	ucs_status_t st;
-
-	if (p.cb == NULL) {
-		p.arg = NULL;
-		p.flags = 0;
-	}
-	st = ucp_worker_set_am_recv_handler(w->ucp, &p);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("cannot register UCX active message handler %#x: %s", id, ucs_status_string(st));
+	engine_transports_read(&t);
+	if (!t.shm && !t.tcp) {
+		SDK_LOG_ERR("UCX_TLS=\"%.64s\" names no transport softdoca can use: it needs shared memory (sm, posix) "
+			    "for peers on this host or tcp",
+			    getenv("UCX_TLS"));
 		return DOCA_ERROR_DRIVER;
 	}
+	if (t.shm) {
+		status = link_ucx_open(w, dev, t.ucx_tls);
+		if (status != DOCA_SUCCESS)
+			return status;
+	}
+	if (t.tcp)
+		return link_tcp_open(w, dev, w->conf.gid_index);
 	return DOCA_SUCCESS;
-}
-
-/* Every one of the 65536 ids gets a handler entry, ours or an explicit
- * "none". A peer may send any id, and UCX reads the id's entry before it
- * checks the table's length (past the table's end, for an id above it);
- * and up to 1.16, when the table grows, UCX leaves the new entries
- * uninitialised, so an id nobody registered can call a garbage pointer (a
- * hostile peer's message under an unused id crashed UCX 1.16 so: its
- * table grows by copying into fresh, unzeroed memory). Sizing the table
- * once, by the last id, then filling it leaves no entry unset; it costs
- * 1.5 MiB and about a millisecond a worker. */
-static doca_error_t worker_set_handlers(struct engine_worker *w)
-{
-	doca_error_t status = worker_set_handler(w, UINT16_MAX);
-
-	for (unsigned int id = 0; id < UINT16_MAX && status == DOCA_SUCCESS; id++)
-		status = worker_set_handler(w, id);
-	return status;
-}
-
-static doca_error_t worker_open_ucp(struct engine_worker *w)
-{
-	ucp_worker_params_t wp = {0};
-	ucs_status_t st;
-
-	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	/* Our lock serialises every thread that touches the worker. */
-	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-	st = ucp_worker_create(w->ucx->context, &wp, &w->ucp);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("cannot create a UCX worker: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
-	st = ucp_worker_get_address(w->ucp, &w->own_addr, &w->own_addr_len);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("cannot get the UCX worker address: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
-	st = ucp_worker_get_efd(w->ucp, &w->efd);
-	if (st != UCS_OK) {
-		SDK_LOG_ERR("UCX worker has no event fd: %s", ucs_status_string(st));
-		return DOCA_ERROR_DRIVER;
-	}
-	return worker_set_handlers(w);
 }
 
 doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_worker_conf *conf,
@@ -985,27 +871,19 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 		c->peer_watch = (struct svc_source){.kind = SVC_PEER, .fd = -1, .worker = w, .conn = c};
 		c->cm_src = (struct svc_source){.kind = SVC_CM_SOCK, .fd = -1, .worker = w, .conn = c};
 	}
-	status = ucx_get(dev, &w->ucx);
+	status = worker_open_links(w, dev);
 	if (status != DOCA_SUCCESS)
-		goto free_worker;
-	status = worker_open_ucp(w);
-	if (status != DOCA_SUCCESS && w->ucp == NULL)
-		goto put_ucx;
-	if (status != DOCA_SUCCESS)
-		goto destroy_ucp;
+		goto close_links;
 	status = svc_register(w);
 	if (status != DOCA_SUCCESS)
-		goto destroy_ucp;
+		goto close_links;
 	w->run = engine_run_add();
 	*worker_out = w;
 	return DOCA_SUCCESS;
 
-destroy_ucp:
-	if (w->own_addr != NULL)
-		ucp_worker_release_address(w->ucp, w->own_addr);
-	ucp_worker_destroy(w->ucp);
-put_ucx:
-	ucx_put(w->ucx);
+close_links:
+	link_tcp_close(w);
+	link_ucx_close(w);
 free_worker:
 	free(w->conns);
 	pthread_mutex_destroy(&w->lock);
@@ -1026,18 +904,17 @@ void engine_worker_destroy(struct engine_worker *w)
 	engine_fail_all_ops(w, DOCA_ERROR_IO_FAILED);
 	engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
 	/* Let closing endpoints and last sends finish. */
-	for (int i = 0; i < 1000 && ucp_worker_progress(w->ucp) != 0; i++)
+	for (int i = 0; i < 1000 && worker_poll(w) != 0; i++)
 		;
 	engine_worker_unlock(w);
-	ucp_worker_release_address(w->ucp, w->own_addr);
-	ucp_worker_destroy(w->ucp);
-	/* No UCX write can land any more: give back what in-flight
-	 * rendezvous receives still held (the memory regions). */
+	svc_quiesce();
+	link_tcp_close(w);
+	link_ucx_close(w);
+	/* No write can land any more: give back what in-flight rendezvous
+	 * receives still held (the memory regions). */
 	engine_target_abandon(w);
 	engine_target_pools_free(w);
 	engine_batches_free(w);
-	svc_quiesce();
-	ucx_put(w->ucx);
 	for (uint32_t i = 0; i < w->conf.max_connections; i++) {
 		free(w->conns[i].desc);
 		free(w->conns[i].sq.slots);
@@ -1057,7 +934,7 @@ unsigned int engine_worker_progress(struct engine_worker *w)
 		return 0;
 	/* Bounded: acknowledgements go out when the lock is released, and a
 	 * stream that never pauses must not hold them back for ever. */
-	for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = ucp_worker_progress(w->ucp)) != 0; i++) {
+	for (int i = 0; i < ENGINE_PROGRESS_ROUNDS && (n = worker_poll(w)) != 0; i++) {
 		events += n;
 		/* What this round retired is acknowledged now, not after one
 		 * more (empty) round: over TCP that is a system call. */
@@ -1089,4 +966,32 @@ uint32_t engine_worker_outstanding(struct engine_worker *w)
 	n = w->outstanding;
 	engine_worker_unlock(w);
 	return n;
+}
+
+/* ---- the dispatch ------------------------------------------------------- */
+
+/* Every message a link delivers goes to its handler by id; an id the
+ * engine does not use is dropped (a link may carry any id a peer
+ * chose). Lock held. */
+enum link_rx engine_on_msg(struct engine_worker *w, const struct link_msg *m)
+{
+	switch (m->id) {
+	case WIRE_AM_HELLO:
+		return engine_am_hello(w, m);
+	case WIRE_AM_BYE:
+		return engine_am_bye(w, m);
+	case WIRE_AM_REQ:
+		return engine_am_req(w, m);
+	case WIRE_AM_RESP:
+		return engine_am_resp(w, m);
+	case WIRE_AM_PING:
+		return engine_am_ping(w, m);
+	case WIRE_AM_ACK:
+		return engine_am_ack(w, m);
+	case WIRE_AM_BATCH:
+		return engine_am_batch(w, m);
+	default:
+		SDK_LOG_ERR_RL("message with unknown id %#x (%s link): dropped", m->id, m->link->name);
+		return LINK_RX_DONE;
+	}
 }

@@ -20,6 +20,7 @@
 #include <ucp/api/ucp.h>
 
 #include "engine.h"
+#include "link.h"
 #include "wire.h"
 
 struct doca_dev;
@@ -36,7 +37,7 @@ struct engine_ucx {
 /* What the service thread's epoll watches. */
 enum svc_kind {
 	SVC_KICK = 1,   /* wake-up to recompute the sleep */
-	SVC_WORKER,     /* a UCX worker's event fd */
+	SVC_WORKER,     /* a worker's event fd: its UCX worker's, or its TCP link's epoll */
 	SVC_PEER,       /* a pidfd: the peer process on this host */
 	SVC_CM_LISTEN,  /* an RDMA CM listening socket */
 	SVC_CM_SOCK,    /* an RDMA CM connection socket */
@@ -140,8 +141,11 @@ struct engine_conn {
 	uint8_t secret[ENGINE_SECRET_LEN];  /* ours: peers must present it */
 	uint32_t peer_id;
 	uint8_t peer_secret[ENGINE_SECRET_LEN];
-	ucp_ep_h ep;                        /* our endpoint to the peer (after connect; the DC
-					       passive side makes one from the peer's HELLO) */
+	/* Our endpoint to the peer on link (after connect; the DC passive
+	 * side makes one from the peer's HELLO): a UCX endpoint, or the TCP
+	 * link's slot. */
+	const struct link_ops *link;
+	void *ep;
 	/* Liveness (keepalive.c): anything valid from the peer sets heard;
 	 * the periodic sweep turns it into last_heard_ns, pings a quiet
 	 * peer and fails one that stays quiet past the timeout. */
@@ -245,8 +249,14 @@ struct engine_listener {
 };
 
 
+struct link_tcp;
+
 struct engine_worker {
+	/* The links (link.h): UCX for peers on this host, when UCX_TLS lets
+	 * it use shared memory (ucx NULL: none), and softdoca's TCP link
+	 * (tcp NULL: none). */
 	struct engine_ucx *ucx;
+	struct link_tcp *tcp;
 	ucp_worker_h ucp;
 	ucp_address_t *own_addr;            /* our worker address: the template peers' are checked against */
 	size_t own_addr_len;
@@ -292,7 +302,8 @@ struct engine_worker {
 	atomic_uint cm_pending;             /* connections and pre-request sockets with a CM deadline */
 
 	bool svc_registered;
-	struct svc_source svc_src;
+	struct svc_source svc_src;          /* the UCX worker's event fd */
+	struct svc_source svc_tcp_src;      /* the TCP link's epoll */
 	/* Bumped by each progress of the application's thread; the service
 	 * thread leaves the worker alone while it moves (no lock ping-pong,
 	 * no wake-up per message while the application is progressing). */
@@ -328,22 +339,6 @@ static inline void engine_sge_scatter(const struct engine_sge *dst, uint32_t n, 
 	}
 }
 
-/* How a list of n > 0 buffers holding len bytes goes to UCX's nbx calls:
- * several as an iov (p's datatype), one contiguous, which lets UCX use
- * zero-copy. Returns the buffer argument; *count gets the count one. */
-static inline void *engine_sge_ucx(const struct engine_sge *sge, uint32_t n, size_t len, ucp_request_param_t *p,
-				   size_t *count)
-{
-	if (n > 1) {
-		p->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		p->datatype = ucp_dt_make_iov();
-		*count = n;
-		return (void *)sge;
-	}
-	*count = len;
-	return sge[0].addr;
-}
-
 /* engine.c */
 uint64_t engine_now_ns(void);
 uint64_t engine_coarse_ns(void); /* the same clock, cheaper, a tick (ms) behind at most */
@@ -363,27 +358,28 @@ void engine_keepalive_sweep(struct engine_worker *w, uint64_t now);
 void engine_keepalive_suspect(struct engine_conn *c);
 void engine_keepalive_start(struct engine_conn *c);
 void engine_keepalive_stop(struct engine_conn *c);
-ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			    const ucp_am_recv_param_t *param);
+enum link_rx engine_am_ping(struct engine_worker *w, const struct link_msg *m);
 
 /* conn.c */
-doca_error_t engine_peer_addr_check(struct engine_worker *w, const uint8_t *addr, size_t addr_len);
 doca_error_t engine_conn_alloc(struct engine_worker *w, struct engine_conn **conn_out);
 doca_error_t engine_conn_connect_locked(struct engine_conn *c, const void *desc, size_t desc_len);
-doca_error_t engine_send_ctl(ucp_ep_h ep, unsigned int am_id, const void *hdr, size_t len, const void *payload,
-			     size_t payload_len);
-void engine_ep_close(ucp_ep_h *ep);
-struct engine_conn *engine_conn_lookup(struct engine_worker *w, uint32_t id, const uint8_t secret[ENGINE_SECRET_LEN]);
+/* A small control message (HELLO, BYE, PING) on c's endpoint: header
+ * and payload are copied, so the caller's may go at once. */
+doca_error_t engine_send_ctl(struct engine_conn *c, unsigned int am_id, const void *hdr, size_t len,
+			     const void *payload, size_t payload_len);
+/* The connection an incoming message names (id and secret checked, and
+ * on a link that proved its carrier, that it is the carrier's), or NULL
+ * (logged). Lock held. */
+struct engine_conn *engine_conn_lookup(struct engine_worker *w, const struct link_msg *m, uint32_t id,
+				       const uint8_t secret[ENGINE_SECRET_LEN]);
 void engine_conn_fail(struct engine_conn *conn, enum engine_conn_event event);
 /* Whether losing conn's peer deserves an ERROR line: only when it breaks
  * work the application has in flight on it. A peer that leaves an idle
  * connection (it finished first), or leaves while we stop, is no fault:
  * an RC QP would not even notice until its next post. */
 bool engine_conn_loss_is_error(const struct engine_conn *conn);
-ucs_status_t engine_am_hello(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			     const ucp_am_recv_param_t *param);
-ucs_status_t engine_am_bye(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param);
+enum link_rx engine_am_hello(struct engine_worker *w, const struct link_msg *m);
+enum link_rx engine_am_bye(struct engine_worker *w, const struct link_msg *m);
 void engine_conn_close_all(struct engine_worker *w);
 
 /* cm.c */
@@ -395,10 +391,8 @@ void engine_cm_on_listen(struct engine_listener *l);
 void engine_cm_on_sock(struct engine_conn *c, uint32_t events);
 
 /* initiator.c */
-ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			    const ucp_am_recv_param_t *param);
-ucs_status_t engine_am_ack(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param);
+enum link_rx engine_am_resp(struct engine_worker *w, const struct link_msg *m);
+enum link_rx engine_am_ack(struct engine_worker *w, const struct link_msg *m);
 void engine_fail_conn_ops(struct engine_conn *conn, doca_error_t status);
 void engine_fail_all_ops(struct engine_worker *w, doca_error_t status);
 void engine_batches_free(struct engine_worker *w);
@@ -417,10 +411,8 @@ static inline void engine_worker_unlock(struct engine_worker *w)
 		engine_acks_flush(w);
 	pthread_mutex_unlock(&w->lock);
 }
-ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param);
-ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			     const ucp_am_recv_param_t *param);
+enum link_rx engine_am_req(struct engine_worker *w, const struct link_msg *m);
+enum link_rx engine_am_batch(struct engine_worker *w, const struct link_msg *m);
 void engine_target_kick(struct engine_conn *conn);
 void engine_target_kick_all(struct engine_worker *w);
 void engine_target_expire(struct engine_worker *w, uint64_t now);

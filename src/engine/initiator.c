@@ -30,11 +30,6 @@
 
 SDK_LOG_REGISTER(ENGINE::INITIATOR)
 
-_Static_assert(sizeof(struct engine_sge) == sizeof(ucp_dt_iov_t) &&
-		       offsetof(struct engine_sge, addr) == offsetof(ucp_dt_iov_t, buffer) &&
-		       offsetof(struct engine_sge, len) == offsetof(ucp_dt_iov_t, length),
-	       "an engine_sge list is passed to UCX as an iov");
-
 static uint64_t sge_total(const struct engine_wr *wr)
 {
 	uint64_t total = 0;
@@ -116,31 +111,31 @@ static void sq_ack_until(struct engine_conn *c, uint64_t end)
 	c->sq.acked = s;
 }
 
-static void req_send_done(struct engine_wr *wr, ucs_status_t st)
+static void req_send_done(struct engine_wr *wr, doca_error_t status)
 {
 	struct engine_worker *w = wr->conn->worker;
 
 	wr->send_req = NULL;
 	wr->send_pending = 0;
-	if (st != UCS_OK && st != UCS_ERR_CANCELED)
-		SDK_LOG_DBG("send of work request on connection %u failed: %s", wr->conn->id, ucs_status_string(st));
-	if (st != UCS_OK)
+	if (status != DOCA_SUCCESS) {
+		SDK_LOG_DBG("send of work request on connection %u failed: %s", wr->conn->id,
+			    doca_error_get_name(status));
 		wr_mark_answered(wr, DOCA_ERROR_CONNECTION_ABORTED);
+	}
 	sq_retire(w, wr->conn);
 }
 
-/* UCX's send callback. It names the slot, not the work request: a send
- * given up on (its peer died) may call back after the slot serves
- * another request, and then it only frees its UCX request. */
-static void req_send_cb(void *request, ucs_status_t st, void *user)
+/* The link's send callback. It names the slot, not the work request: a
+ * send given up on (its peer died) may call back after the slot serves
+ * another request, and then it does nothing. */
+static void req_send_cb(void *request, doca_error_t status, void *user)
 {
 	struct engine_slot *slot = user;
 	struct engine_wr *wr = slot->wr;
 
-	ucp_request_free(request);
 	if (wr == NULL || wr->send_req != request)
 		return;
-	req_send_done(wr, st);
+	req_send_done(wr, status);
 }
 
 static doca_error_t slot_take(struct engine_conn *c, struct engine_wr *wr)
@@ -243,15 +238,15 @@ void engine_batches_free(struct engine_worker *w)
 	w->batch_free = NULL;
 }
 
-static void batch_sent(void *request, ucs_status_t st, void *user)
+static void batch_sent(void *request, doca_error_t status, void *user)
 {
 	struct engine_batch *b = user;
 
-	ucp_request_free(request);
+	(void)request;
 	/* A failed send fails the connection, and with it the requests. */
-	if (st != UCS_OK)
+	if (status != DOCA_SUCCESS)
 		SDK_LOG_DBG("connection %u: batch of %u requests not sent: %s", b->conn->id, b->count,
-			    ucs_status_string(st));
+			    doca_error_get_name(status));
 	batch_put(b->conn->worker, b);
 }
 
@@ -271,38 +266,44 @@ static void batch_trace_sent(const struct engine_conn *c, const struct engine_ba
 static void batch_send(struct engine_worker *w, struct engine_conn *c)
 {
 	struct engine_batch *b = c->batch;
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
+	struct link_send s = {.eager = true, .cb = batch_sent, .user = b};
+	struct engine_sge sge;
+	doca_error_t status;
+	void *req;
 
 	c->batch = NULL;
 	atomic_fetch_sub_explicit(&w->batches_open, 1, memory_order_relaxed);
 	ENGINE_TSAN_RELEASE();
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	p.flags = UCP_AM_SEND_FLAG_EAGER;
-	p.cb.send = batch_sent;
-	p.user_data = b;
 	if (unlikely(softdoca_trace_on))
 		batch_trace_sent(c, b);
 	if (b->count == 1) {
 		struct wire_req r;
-		size_t len;
 
 		memcpy(&r, b->data, sizeof(r));
-		len = wire_op_carries_payload(r.opcode) ? (size_t)r.length : 0;
-		req = ucp_am_send_nbx(c->ep, WIRE_AM_REQ, b->data, sizeof(r),
-				      len > 0 ? (uint8_t *)b->data + sizeof(r) : NULL, len, &p);
+		s.id = WIRE_AM_REQ;
+		s.header = b->data;
+		s.header_len = sizeof(r);
+		s.len = wire_op_carries_payload(r.opcode) ? (size_t)r.length : 0;
+		sge.addr = (uint8_t *)b->data + sizeof(r);
 	} else {
 		b->hdr = (struct wire_batch){.version = WIRE_VERSION, .count = b->count};
-		req = ucp_am_send_nbx(c->ep, WIRE_AM_BATCH, &b->hdr, sizeof(b->hdr), b->data, b->len, &p);
+		s.id = WIRE_AM_BATCH;
+		s.header = &b->hdr;
+		s.header_len = sizeof(b->hdr);
+		s.len = b->len;
+		sge.addr = b->data;
 	}
-	if (req == NULL) {
+	sge.len = s.len;
+	s.iov = &sge;
+	s.iov_count = s.len > 0 ? 1 : 0;
+	status = c->link->send(c, &s, &req);
+	if (status == DOCA_SUCCESS && req == NULL) {
 		batch_put(w, b);
 		return;
 	}
-	if (!UCS_PTR_IS_ERR(req))
+	if (status == DOCA_SUCCESS)
 		return; /* batch_sent gives the buffer back */
-	SDK_LOG_ERR("connection %u: send of %u requests failed: %s", c->id, b->count,
-		    ucs_status_string(UCS_PTR_STATUS(req)));
+	SDK_LOG_ERR("connection %u: send of %u requests failed: %s", c->id, b->count, doca_error_get_name(status));
 	for (uint64_t s = b->first_seq; s != b->first_seq + b->count; s++) {
 		struct engine_slot *slot = sq_slot(c, s);
 
@@ -384,12 +385,10 @@ void engine_flush_posts(struct engine_worker *w)
 static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 {
 	struct wire_req *r = (struct wire_req *)wr->hdr_space;
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
+	struct link_send s = {.id = WIRE_AM_REQ, .header = r, .header_len = sizeof(*r), .cb = req_send_cb};
 	bool payload = wire_op_carries_payload(wr->opcode);
 	doca_error_t status;
-	void *buffer = NULL;
-	size_t count = 0;
+	void *req;
 
 	if (wr->conn == NULL || wr->conn->worker != w || wr->conn->state != CONN_CONNECTED) {
 		if (wr->conn != NULL && (wr->conn->state == CONN_CLOSED || wr->conn->state == CONN_FREE))
@@ -416,21 +415,21 @@ static doca_error_t post_remote(struct engine_worker *w, struct engine_wr *wr)
 	if (wr->conn->batch != NULL)
 		batch_send(w, wr->conn); /* what was held back goes first */
 
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.send = req_send_cb;
-	p.user_data = sq_slot(wr->conn, wr->wr_id);
-	/* UCX rejects an empty iov: no buffers, no payload. */
-	if (payload && wr->num_sge > 0)
-		buffer = engine_sge_ucx(wr->sge, wr->num_sge, wr->sge[0].len, &p, &count);
+	s.user = sq_slot(wr->conn, wr->wr_id);
+	if (payload) {
+		s.iov = wr->sge;
+		s.iov_count = wr->num_sge;
+		s.len = (size_t)r->length;
+	}
 	if (unlikely(softdoca_trace_on) && wr->trace_task != NULL)
 		softdoca_trace_task_sent(wr->trace_task, wr->wr_id);
 	ENGINE_TSAN_RELEASE();
-	req = ucp_am_send_nbx(wr->conn->ep, WIRE_AM_REQ, r, sizeof(*r), buffer, count, &p);
-	if (req == NULL) {
-		req_send_done(wr, UCS_OK);
-	} else if (UCS_PTR_IS_ERR(req)) {
-		SDK_LOG_ERR("connection %u: send failed: %s", wr->conn->id, ucs_status_string(UCS_PTR_STATUS(req)));
-		req_send_done(wr, UCS_PTR_STATUS(req));
+	status = wr->conn->link->send(wr->conn, &s, &req);
+	if (status != DOCA_SUCCESS) {
+		SDK_LOG_ERR("connection %u: send failed: %s", wr->conn->id, doca_error_get_name(status));
+		req_send_done(wr, status);
+	} else if (req == NULL) {
+		req_send_done(wr, DOCA_SUCCESS);
 	} else {
 		wr->send_req = req; /* given up on if its connection fails (engine_fail_conn_ops) */
 	}
@@ -539,111 +538,105 @@ static __attribute__((noinline, cold)) void resp_refusal(struct engine_wr *wr, c
 
 /* Like req_send_cb, it names the slot: a receive given up on (its
  * connection failed) may complete after its work request is done. */
-static void resp_rndv_done(void *request, ucs_status_t st, size_t length, void *user)
+static void resp_rndv_done(void *request, doca_error_t status, void *user)
 {
 	struct engine_slot *slot = user;
 	struct engine_wr *wr = slot->wr;
 
-	(void)length;
-	ucp_request_free(request);
 	if (wr == NULL || wr->recv_req != request)
 		return;
 	wr->recv_req = NULL;
-	wr_answer(slot->worker, wr, st == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
+	wr_answer(slot->worker, wr, status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 }
 
-ucs_status_t engine_am_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			    const ucp_am_recv_param_t *param)
+/* A read's data by rendezvous: fetched into the task's buffers. */
+static void resp_fetch(struct engine_worker *w, const struct link_msg *m, struct engine_conn *c,
+		       struct engine_wr *wr)
 {
-	struct engine_worker *w = arg;
+	doca_error_t status;
+	void *req;
+
+	status = m->link->recv_data(w, m->data, wr->sge, wr->num_sge, m->length, resp_rndv_done,
+				    sq_slot(c, wr->wr_id), &req);
+	if (status != DOCA_SUCCESS)
+		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
+	else if (req == NULL)
+		wr_answer(w, wr, DOCA_SUCCESS);
+	else
+		wr->recv_req = req;
+}
+
+enum link_rx engine_am_resp(struct engine_worker *w, const struct link_msg *m)
+{
 	struct wire_resp resp;
 	const struct wire_resp *r = &resp;
 	struct engine_conn *c;
 	struct engine_wr *wr;
 	doca_error_t status;
 
-	if (wire_check(WIRE_AM_RESP, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
+	if (wire_check(WIRE_AM_RESP, m->header, m->header_len) != DOCA_SUCCESS)
+		return LINK_RX_DONE;
 	ENGINE_TSAN_ACQUIRE();
-	memcpy(&resp, header, sizeof(resp)); /* any alignment */
-	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
+	memcpy(&resp, m->header, sizeof(resp)); /* any alignment */
+	c = engine_conn_lookup(w, m, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	wr = resp_find(r, c);
 	if (wr == NULL || wr->answered)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	sq_ack_until(c, r->wr_id);
 	if (!wire_status_to_doca(r->status, &status)) {
 		SDK_LOG_ERR_RL("connection %u: answer with unknown status %d: failing the request", c->id, r->status);
 		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
-	if (resp_check_payload(wr, r, length) != DOCA_SUCCESS) {
+	if (resp_check_payload(wr, r, m->length) != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: answer carries %zu bytes, not what was asked: failing the request", c->id,
-			    length);
+			       m->length);
 		wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
 	if (unlikely(status != DOCA_SUCCESS))
 		resp_refusal(wr, r);
 	resp_store_value(wr, r);
-	if (length == 0 || status != DOCA_SUCCESS) {
+	if (m->length == 0 || status != DOCA_SUCCESS) {
 		wr_answer(w, wr, status);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
-	wr->result_len = length;
-	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-		ucp_request_param_t p = {0};
-		ucs_status_ptr_t req;
-		size_t count;
-		void *buffer;
-
-		p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-		p.cb.recv_am = resp_rndv_done;
-		p.user_data = sq_slot(c, wr->wr_id);
-		buffer = engine_sge_ucx(wr->sge, wr->num_sge, length, &p, &count);
-		req = ucp_am_recv_data_nbx(w->ucp, data, buffer, count, &p);
-		if (req == NULL)
-			wr_answer(w, wr, DOCA_SUCCESS);
-		else if (UCS_PTR_IS_ERR(req))
-			wr_answer(w, wr, DOCA_ERROR_IO_FAILED);
-		else
-			wr->recv_req = req;
-		return UCS_OK;
+	wr->result_len = m->length;
+	if (m->rndv) {
+		resp_fetch(w, m, c, wr);
+		return LINK_RX_KEPT; /* the descriptor went to the fetch */
 	}
-	engine_sge_scatter(wr->sge, wr->num_sge, data, length);
+	engine_sge_scatter(wr->sge, wr->num_sge, m->data, m->length);
 	wr_answer(w, wr, DOCA_SUCCESS);
-	return UCS_OK;
+	return LINK_RX_DONE;
 }
 
-ucs_status_t engine_am_ack(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param)
+enum link_rx engine_am_ack(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_ack ack;
 	struct engine_conn *c;
 
-	(void)data;
-	(void)param;
-	if (wire_check(WIRE_AM_ACK, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
-	if (length != 0) {
-		SDK_LOG_ERR_RL("acknowledgement with a %zu-byte payload: dropped", length);
-		return UCS_OK;
+	if (wire_check(WIRE_AM_ACK, m->header, m->header_len) != DOCA_SUCCESS)
+		return LINK_RX_DONE;
+	if (m->length != 0) {
+		SDK_LOG_ERR_RL("acknowledgement with a %zu-byte payload: dropped", m->length);
+		return LINK_RX_DONE;
 	}
 	ENGINE_TSAN_ACQUIRE();
-	memcpy(&ack, header, sizeof(ack)); /* any alignment */
-	c = engine_conn_lookup(w, ack.dst_conn_id, ack.dst_secret);
+	memcpy(&ack, m->header, sizeof(ack)); /* any alignment */
+	c = engine_conn_lookup(w, m, ack.dst_conn_id, ack.dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED || c->sq.slots == NULL)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	if (!sq_holds(c, ack.wr_id)) {
 		SDK_LOG_DBG("acknowledgement of work request %#llx, not in flight on connection %u: dropped",
 			    (unsigned long long)ack.wr_id, c->id);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
 	sq_ack_until(c, ack.wr_id + 1);
 	sq_retire(w, c);
-	return UCS_OK;
+	return LINK_RX_DONE;
 }
 
 /* ---- failures ------------------------------------------------------- */
@@ -689,8 +682,8 @@ void engine_fail_conn_ops(struct engine_conn *c, doca_error_t status)
 		wr_mark_answered(wr, status);
 		if (!wr->send_pending)
 			continue;
-		if (wr->send_req != NULL)
-			ucp_request_cancel(w->ucp, wr->send_req); /* a no-op for sends in UCX 1.13 */
+		if (wr->send_req != NULL && c->link != NULL)
+			c->link->cancel(w, wr->send_req); /* a no-op for sends (UCX 1.13, tcp) */
 		if (slot->wr == wr && wr->send_pending) {
 			/* UCX keeps the send (nobody will pull it): give up on
 			 * it; its late callback only frees the request. */

@@ -76,7 +76,7 @@ static void ping_send(struct engine_conn *c, uint16_t flags)
 	ping.flags = flags;
 	ping.dst_conn_id = c->peer_id;
 	memcpy(ping.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
-	(void)engine_send_ctl(c->ep, WIRE_AM_PING, &ping, sizeof(ping), NULL, 0);
+	(void)engine_send_ctl(c, WIRE_AM_PING, &ping, sizeof(ping), NULL, 0);
 }
 
 /* c now has an endpoint: watch it. Lock held. */
@@ -211,26 +211,21 @@ void engine_keepalive_sweep(struct engine_worker *w, uint64_t now)
 	}
 }
 
-ucs_status_t engine_am_ping(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			    const ucp_am_recv_param_t *param)
+enum link_rx engine_am_ping(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_ping ping;
 	struct engine_conn *c;
 
-	(void)data;
-	(void)param;
-	if (wire_check(WIRE_AM_PING, header, header_length) != DOCA_SUCCESS || length != 0)
-		return UCS_OK;
-	memcpy(&ping, header, sizeof(ping)); /* any alignment */
-	c = engine_conn_lookup(w, ping.dst_conn_id, ping.dst_secret);
+	if (wire_check(WIRE_AM_PING, m->header, m->header_len) != DOCA_SUCCESS || m->length != 0)
+		return LINK_RX_DONE;
+	memcpy(&ping, m->header, sizeof(ping)); /* any alignment */
+	c = engine_conn_lookup(w, m, ping.dst_conn_id, ping.dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED || (ping.flags & WIRE_PING_PONG))
-		return UCS_OK;
+		return LINK_RX_DONE;
 	/* Answer on our own endpoint, naming the peer's connection as its
-	 * HELLO told us. (No UCX reply endpoint: sending with the REPLY flag
-	 * makes UCX 1.12 look up endpoints we have already closed.) */
+	 * HELLO told us. */
 	if (!c->peer_hello || c->ep == NULL)
-		return UCS_OK;
+		return LINK_RX_DONE;
 	ping_send(c, WIRE_PING_PONG);
-	return UCS_OK;
+	return LINK_RX_DONE;
 }

@@ -95,7 +95,8 @@ struct rndv_ctx {
 struct tgt_op {
 	struct wire_req req;
 	enum tgt_op_state state;
-	void *data;            /* eager payload kept by UCX (released with ucp_am_data_release) */
+	void *data;            /* eager payload kept by the link (given back with data_release) */
+	const struct link_ops *link; /* the link it came on: data belongs to it */
 	size_t data_len;       /* payload length (eager or rendezvous) */
 	bool rndv;             /* the payload comes by rendezvous: data is its descriptor */
 	uint64_t deadline_ns;  /* PARKED: fail with an RNR / not-connected error after this */
@@ -109,7 +110,8 @@ struct tgt_op {
 
 /* A batch message whose payload requests still use (they hold it). */
 struct tgt_batch {
-	void *data;            /* UCX's (released with ucp_am_data_release) */
+	void *data;            /* the link's (given back with data_release) */
+	const struct link_ops *link;
 	uint32_t refs;
 };
 
@@ -151,6 +153,7 @@ struct tgt_resp {
 	bool holds_region;
 	uint64_t small_payload;              /* an 8-byte payload travels from here */
 	void *bounce;                        /* READ of a PCI region: the payload (bounce_get), ours */
+	void *req;                           /* the link's request while the send is on its way */
 	struct tgt_resp *next;               /* the worker's list, while holding a region */
 };
 
@@ -426,15 +429,15 @@ static void op_release_data(struct engine_worker *w, struct tgt_op *op)
 		op->data = NULL;
 		/* The batch's callback holds a reference while it runs. */
 		if (--b->refs == 0) {
-			ucp_am_data_release(w->ucp, b->data);
+			b->link->data_release(w, b->data, false);
 			tbatch_put(w, b);
 		}
 		return;
 	}
 	if (op == w->handler_op)
-		w->handler_released = true; /* UCX releases it when the callback says UCS_OK */
+		w->handler_released = true; /* the link releases it when the handler says LINK_RX_DONE */
 	else
-		ucp_am_data_release(w->ucp, op->data);
+		op->link->data_release(w, op->data, op->rndv);
 	op->data = NULL;
 }
 
@@ -460,8 +463,30 @@ static void op_park(struct engine_worker *w, struct tgt_op *op, uint64_t timeout
 
 /* ---- answers -------------------------------------------------------- */
 
-static void resp_sent(void *request, ucs_status_t st, void *user);
-static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async);
+static void resp_sent(void *request, doca_error_t status, void *user);
+static void resp_finish(struct tgt_resp *resp, doca_error_t status, bool async);
+
+/* Send one answer (header at hdr, payload_len bytes at payload) on c's
+ * endpoint; resp_finish when it is over. */
+static void resp_send(struct engine_conn *c, struct tgt_resp *resp, uint16_t id, const void *hdr, size_t hdr_len,
+		      const void *payload, size_t payload_len)
+{
+	struct engine_sge sge = {.addr = (void *)payload, .len = payload_len};
+	struct link_send s = {
+		.id = id,
+		.header = hdr,
+		.header_len = hdr_len,
+		.iov = &sge,
+		.iov_count = payload_len > 0 ? 1 : 0,
+		.len = payload_len,
+		.cb = resp_sent,
+		.user = resp,
+	};
+	doca_error_t status = c->link->send(c, &s, &resp->req);
+
+	if (status != DOCA_SUCCESS || resp->req == NULL)
+		resp_finish(resp, status, false);
+}
 static void tgt_op_finished(struct engine_conn *c, struct tgt_op *op);
 
 /* owned: a bounce buffer the answer gives back once sent (or NULL). */
@@ -469,16 +494,13 @@ static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t
 			  const void *payload, size_t payload_len, struct softdoca_mmap_region *region, void *owned)
 {
 	struct tgt_resp *resp;
-	ucp_request_param_t p = {0};
-	ucs_status_ptr_t req;
+
 	/* Our own endpoint: it reports the peer's death and orders the
 	 * answers with our BYE (the DC passive side makes one from the
 	 * peer's HELLO). An RC side that has not connected has none: the
 	 * initiator gives up on its own (keepalive.c). */
-	ucp_ep_h ep = c->ep;
-
 	ENGINE_TSAN_RELEASE();
-	if (ep == NULL) {
+	if (c->ep == NULL) {
 		/* Nobody to answer (the endpoint died): drop what we hold. */
 		if (region != NULL)
 			softdoca_mmap_region_release(region);
@@ -518,18 +540,11 @@ static void tgt_answer_ex(struct engine_conn *c, struct tgt_op *op, doca_error_t
 		resp->holds_region = true;
 		resp->op = op;
 	}
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.send = resp_sent;
-	p.user_data = resp;
 	if (resp->holds_region) {
 		resp->next = c->worker->resp_list;
 		c->worker->resp_list = resp;
 	}
-	req = ucp_am_send_nbx(ep, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len, &p);
-	if (req == NULL)
-		resp_finish(resp, UCS_OK, false);
-	else if (UCS_PTR_IS_ERR(req))
-		resp_finish(resp, UCS_PTR_STATUS(req), false);
+	resp_send(c, resp, WIRE_AM_RESP, &resp->hdr, sizeof(resp->hdr), payload, payload_len);
 }
 
 static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t status, uint64_t value,
@@ -541,12 +556,12 @@ static void tgt_answer(struct engine_conn *c, struct tgt_op *op, doca_error_t st
 /* The answer left (or failed). An asynchronous completion of a read's
  * answer ends the read, which held the head of its queue; an inline one
  * just tells tgt_read, which is still on the stack. */
-static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
+static void resp_finish(struct tgt_resp *resp, doca_error_t status, bool async)
 {
 	struct tgt_op *op = resp->op;
 
-	if (st != UCS_OK)
-		SDK_LOG_DBG("answer on connection %u not sent: %s", resp->conn->id, ucs_status_string(st));
+	if (status != DOCA_SUCCESS)
+		SDK_LOG_DBG("answer on connection %u not sent: %s", resp->conn->id, doca_error_get_name(status));
 	if (resp->holds_region) {
 		resp_unlink(resp->conn->worker, resp);
 		softdoca_mmap_region_release(&resp->region);
@@ -562,10 +577,10 @@ static void resp_finish(struct tgt_resp *resp, ucs_status_t st, bool async)
 	resp_put(resp->conn->worker, resp);
 }
 
-static void resp_sent(void *request, ucs_status_t st, void *user)
+static void resp_sent(void *request, doca_error_t status, void *user)
 {
-	ucp_request_free(request);
-	resp_finish(user, st, true);
+	(void)request;
+	resp_finish(user, status, true);
 }
 
 static void ack_send(struct engine_conn *c);
@@ -595,9 +610,7 @@ static void tgt_ack(struct engine_conn *c, const struct tgt_op *op)
 
 static void ack_send(struct engine_conn *c)
 {
-	ucp_request_param_t p = {0};
 	struct tgt_resp *resp;
-	ucs_status_ptr_t req;
 
 	c->ack_pending = false;
 	c->ack_count = 0;
@@ -614,14 +627,7 @@ static void ack_send(struct engine_conn *c)
 	resp->ack.dst_conn_id = c->peer_id;
 	memcpy(resp->ack.dst_secret, c->peer_secret, ENGINE_SECRET_LEN);
 	resp->ack.wr_id = c->ack_wr_id;
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.send = resp_sent;
-	p.user_data = resp;
-	req = ucp_am_send_nbx(c->ep, WIRE_AM_ACK, &resp->ack, sizeof(resp->ack), NULL, 0, &p);
-	if (req == NULL)
-		resp_finish(resp, UCS_OK, false);
-	else if (UCS_PTR_IS_ERR(req))
-		resp_finish(resp, UCS_PTR_STATUS(req), false);
+	resp_send(c, resp, WIRE_AM_ACK, &resp->ack, sizeof(resp->ack), NULL, 0);
 }
 
 /* Send the acknowledgements owed: one per connection, for everything it
@@ -922,15 +928,14 @@ static enum tgt_result rndv_end(struct rndv_ctx *x, doca_error_t status, uint64_
 	return tgt_land_end(x->conn, x->op, x->recv, x->holds_region ? &x->region : NULL, status, recv_len);
 }
 
-static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
+static void rndv_done(void *request, doca_error_t st, void *user)
 {
 	struct rndv_ctx *x = user;
 	struct engine_conn *c = x->conn;
 	struct tgt_op *op = x->op;
-	doca_error_t status = st == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+	doca_error_t status = st == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 
-	(void)length;
-	ucp_request_free(request);
+	(void)request;
 	rndv_unlink(c->worker, x);
 	x->req = NULL;
 	if (op->state == TGT_OP_DROPPED) {
@@ -952,17 +957,9 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user)
 }
 
 /* Start the rendezvous receive of the payload into x->iov. */
-static ucs_status_ptr_t tgt_land_rndv(struct engine_worker *w, struct tgt_op *op, struct rndv_ctx *x)
+static doca_error_t tgt_land_rndv(struct engine_worker *w, struct tgt_op *op, struct rndv_ctx *x, void **req)
 {
-	ucp_request_param_t p = {0};
-	size_t count;
-	void *buffer;
-
-	p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	p.cb.recv_am = rndv_done;
-	p.user_data = x;
-	buffer = engine_sge_ucx(x->iov, x->num_iov, op->data_len, &p, &count);
-	return ucp_am_recv_data_nbx(w->ucp, op->data, buffer, count, &p);
+	return op->link->recv_data(w, op->data, x->iov, x->num_iov, op->data_len, rndv_done, x, req);
 }
 
 /* Land the payload at dst: at once for eager data, or start the
@@ -972,7 +969,8 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 {
 	struct engine_worker *w = c->worker;
 	struct rndv_ctx *x;
-	ucs_status_ptr_t req;
+	doca_error_t status;
+	void *req = NULL;
 
 	if (!op->rndv) {
 		engine_sge_scatter(dst, nsge, op->data, op->data_len);
@@ -988,16 +986,16 @@ static enum tgt_result tgt_land(struct engine_conn *c, struct tgt_op *op, const 
 	x->req = NULL;
 	x->num_iov = iov_trim(x->iov, dst, nsge, op->data_len);
 	op_to(op, TGT_OP_RECEIVING);
-	req = tgt_land_rndv(w, op, x);
+	status = tgt_land_rndv(w, op, x, &req);
 	op->data = NULL; /* the descriptor now belongs to the receive */
-	if (UCS_PTR_IS_ERR(req)) {
+	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR_RL("connection %u: receiving a %zu-byte payload failed: %s", c->id, op->data_len,
-			    ucs_status_string(UCS_PTR_STATUS(req)));
+			       doca_error_get_name(status));
 		op_to(op, TGT_OP_QUEUED);
 		return rndv_end(x, DOCA_ERROR_IO_FAILED, 0);
 	}
 	if (req == NULL) {
-		/* Finished at once: UCX did not call back. */
+		/* Finished at once: the link did not call back. */
 		op_to(op, TGT_OP_QUEUED);
 		return rndv_end(x, DOCA_SUCCESS, op->data_len);
 	}
@@ -1421,7 +1419,7 @@ void engine_target_drop(struct engine_conn *c)
 			 * so that it calls back (and gives up its region) soon. */
 			op_to(op, TGT_OP_DROPPED);
 			if (op->rx.req != NULL)
-				ucp_request_cancel(w->ucp, op->rx.req);
+				op->link->cancel(w, op->rx.req);
 			continue;
 		}
 		op_put(w, op);
@@ -1448,13 +1446,13 @@ uint64_t engine_target_bulk_bytes(const struct engine_conn *c)
 /* Queue an incoming request on its connection and run what can run.
  * data: its payload (or rendezvous descriptor), kept until the op
  * retires; batch: the batch message it came in, if any (held once). */
-static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void *data, size_t length, bool rndv,
-			struct tgt_batch *batch)
+static void tgt_enqueue(struct engine_worker *w, const struct link_msg *m, const struct wire_req *r, void *data,
+			size_t length, bool rndv, struct tgt_batch *batch)
 {
 	struct engine_conn *c;
 	struct tgt_op *op;
 
-	c = engine_conn_lookup(w, r->dst_conn_id, r->dst_secret);
+	c = engine_conn_lookup(w, m, r->dst_conn_id, r->dst_secret);
 	if (c == NULL || c->state == CONN_CLOSED)
 		return;
 	if (!c->peer_hello) {
@@ -1480,6 +1478,7 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 	op->data_len = length;
 	op->rndv = rndv;
 	op->data = length > 0 ? data : NULL;
+	op->link = m->link;
 	op->batch = op->data != NULL ? batch : NULL;
 	if (op->batch != NULL)
 		op->batch->refs++;
@@ -1499,52 +1498,49 @@ static void tgt_enqueue(struct engine_worker *w, const struct wire_req *r, void 
 	w->handler_op = NULL;
 }
 
-ucs_status_t engine_am_req(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			   const ucp_am_recv_param_t *param)
+enum link_rx engine_am_req(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_req req;
 
-	if (wire_check(WIRE_AM_REQ, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
+	if (wire_check(WIRE_AM_REQ, m->header, m->header_len) != DOCA_SUCCESS)
+		return LINK_RX_DONE;
 	ENGINE_TSAN_ACQUIRE();
-	memcpy(&req, header, sizeof(req)); /* any alignment */
+	memcpy(&req, m->header, sizeof(req)); /* any alignment */
 	w->handler_released = false;
 	w->handler_kept = false;
-	tgt_enqueue(w, &req, data, length, (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, NULL);
-	/* UCS_INPROGRESS: we keep the payload (or the rendezvous descriptor,
-	 * or its receive started) past this callback. An op that was not
-	 * queued (dropped) never held it. */
-	return w->handler_kept && !w->handler_released ? UCS_INPROGRESS : UCS_OK;
+	tgt_enqueue(w, m, &req, m->data, m->length, m->rndv, NULL);
+	/* KEPT: we keep the payload (or the rendezvous descriptor, or its
+	 * receive started) past this handler. An op that was not queued
+	 * (dropped) never held it. */
+	return w->handler_kept && !w->handler_released ? LINK_RX_KEPT : LINK_RX_DONE;
 }
 
 /* Several requests in one message: each entry is checked and queued as
  * if it had come alone; they share the message's payload, which goes
  * back to UCX when the last of them retires. */
-ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length, void *data, size_t length,
-			     const ucp_am_recv_param_t *param)
+enum link_rx engine_am_batch(struct engine_worker *w, const struct link_msg *m)
 {
-	struct engine_worker *w = arg;
 	struct wire_batch hdr;
 	struct tgt_batch *b;
-	const uint8_t *p = data;
-	size_t off = 0;
+	const uint8_t *p = m->data;
+	size_t off = 0, length = m->length;
 	uint32_t i;
 
-	if (wire_check(WIRE_AM_BATCH, header, header_length) != DOCA_SUCCESS)
-		return UCS_OK;
-	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+	if (wire_check(WIRE_AM_BATCH, m->header, m->header_len) != DOCA_SUCCESS)
+		return LINK_RX_DONE;
+	if (m->rndv) {
 		SDK_LOG_ERR_RL("batch of requests sent by rendezvous (batches are eager): dropped");
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
 	ENGINE_TSAN_ACQUIRE();
-	memcpy(&hdr, header, sizeof(hdr));
+	memcpy(&hdr, m->header, sizeof(hdr));
 	b = tbatch_get(w);
 	if (b == NULL) {
 		SDK_LOG_ERR_RL("no memory for a batch of %u requests: dropped", hdr.count);
-		return UCS_OK;
+		return LINK_RX_DONE;
 	}
-	b->data = data;
+	b->data = m->data;
+	b->link = m->link;
 	b->refs = 1; /* ours, while we look at it */
 	for (i = 0; i < hdr.count; i++) {
 		struct wire_req r;
@@ -1566,7 +1562,7 @@ ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length
 				       i + 1, hdr.count, (unsigned long long)plen, length - off);
 			break;
 		}
-		tgt_enqueue(w, &r, (void *)(p + off), (size_t)plen, false, b);
+		tgt_enqueue(w, m, &r, (void *)(p + off), (size_t)plen, false, b);
 		off += (size_t)plen;
 		pad = wire_pad8(off) - off;
 		off += pad < length - off ? pad : length - off;
@@ -1575,7 +1571,7 @@ ucs_status_t engine_am_batch(void *arg, const void *header, size_t header_length
 		SDK_LOG_ERR_RL("batch: %zu bytes past its %u requests: ignored", length - off, hdr.count);
 	if (--b->refs == 0) {
 		tbatch_put(w, b);
-		return UCS_OK; /* every request is done with the payload */
+		return LINK_RX_DONE; /* every request is done with the payload */
 	}
-	return UCS_INPROGRESS; /* the last request to retire releases it */
+	return LINK_RX_KEPT; /* the last request to retire releases it */
 }

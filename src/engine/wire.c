@@ -3,11 +3,15 @@
  *
  * Descriptor layout (little-endian, byte offsets):
  *   0 magic "SDRC"   4 version u16   6 flags u16   8 total length u32
- *  12 conn id u32   16 secret [16]  32 pid u32    36 worker address length u32
+ *  12 conn id u32   16 secret [16]  32 pid u32
+ *  36 UCX worker address length u32 (0: no UCX link)
  *  40 host id [16] (kernel boot id)  56 pid namespace inode u64
  *  64 process start time u64   72 run (worker serial) u32
  *  76 GID index u16   78 GID type u8   79 reserved u8 (zero)
- *  80 worker address bytes
+ *  80 TCP link address [20] (link_tcp_wire.h; family 0: no TCP link)
+ * 100 UCX settings u32 (WIRE_UCX_*)   104 reserved u64 (zero)
+ * 112 UCX worker address bytes
+ * At least one of the two links is there.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +21,7 @@
 
 #include "bytes.h"
 #include "core_engine.h"
+#include "link_tcp_wire.h"
 #include "wire.h"
 
 SDK_LOG_REGISTER(ENGINE::WIRE)
@@ -47,9 +52,42 @@ doca_error_t wire_desc_build(const struct wire_desc *d, uint8_t **out, size_t *o
 	put_u32(p + 72, d->run);
 	put_u16(p + 76, d->gid_index);
 	p[78] = d->gid_type;
-	memcpy(p + WIRE_DESC_FIXED_LEN, d->worker_addr, d->worker_addr_len);
+	if (d->has_tcp)
+		memcpy(p + 80, d->tcp_addr, WIRE_DESC_TCP_ADDR_LEN);
+	put_u32(p + 100, d->ucx_settings);
+	if (d->worker_addr_len > 0)
+		memcpy(p + WIRE_DESC_FIXED_LEN, d->worker_addr, d->worker_addr_len);
 	*out = p;
 	*out_len = len;
+	return DOCA_SUCCESS;
+}
+
+/* The links a descriptor offers: its TCP address (checked), its UCX
+ * settings; at least one link. */
+static doca_error_t desc_parse_links(const uint8_t *p, struct wire_desc *d)
+{
+	struct lt_addr a;
+	static const uint8_t zero[WIRE_DESC_TCP_ADDR_LEN];
+
+	d->has_tcp = p[80] != 0;
+	memcpy(d->tcp_addr, p + 80, WIRE_DESC_TCP_ADDR_LEN);
+	if (!d->has_tcp && memcmp(p + 80, zero, sizeof(zero)) != 0) {
+		SDK_LOG_ERR_RL("connection descriptor has bytes in its unused tcp link address");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->has_tcp && lt_addr_parse(p + 80, WIRE_DESC_TCP_ADDR_LEN, &a) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	d->ucx_settings = get_u32(p + 100);
+	if ((d->ucx_settings & ~WIRE_UCX_KNOWN) != 0 || get_u64(p + 104) != 0 ||
+	    (d->worker_addr_len == 0 && d->ucx_settings != 0)) {
+		SDK_LOG_ERR_RL("connection descriptor has unknown UCX settings 0x%x or reserved bytes set",
+			       d->ucx_settings);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!d->has_tcp && d->worker_addr_len == 0) {
+		SDK_LOG_ERR_RL("connection descriptor offers no transport (neither a UCX nor a tcp link address)");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	return DOCA_SUCCESS;
 }
 
@@ -111,14 +149,14 @@ doca_error_t wire_desc_parse(const void *bytes, size_t len, struct wire_desc *d)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	addr_len = get_u32(p + 36);
-	if (addr_len == 0 || addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
+	if (addr_len > WIRE_DESC_MAX_ADDR_LEN || addr_len != len - WIRE_DESC_FIXED_LEN) {
 		SDK_LOG_ERR_RL("connection descriptor's worker address length %u does not match its size %zu", addr_len,
 			    len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	d->worker_addr = p + WIRE_DESC_FIXED_LEN;
+	d->worker_addr = addr_len > 0 ? p + WIRE_DESC_FIXED_LEN : NULL;
 	d->worker_addr_len = addr_len;
-	return DOCA_SUCCESS;
+	return desc_parse_links(p, d);
 }
 
 /* CM frame header: magic u32, type u8, private data length u8,

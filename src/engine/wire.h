@@ -20,8 +20,10 @@
 
 /* Version 2: successes are acknowledged cumulatively (WIRE_AM_ACK).
  * Version 3: descriptors say which run of which process made them and
- * the GID type of their side. */
-#define WIRE_VERSION 3
+ * the GID type of their side.
+ * Version 4: descriptors carry a TCP link address beside (or instead of)
+ * the UCX worker address, and the UCX settings both sides must share. */
+#define WIRE_VERSION 4
 
 /* Active message ids. */
 enum wire_am_id {
@@ -274,11 +276,20 @@ void wire_refusal_get(const struct wire_resp *r, struct engine_refusal *why);
 
 /* A connection descriptor, as written by doca_rdma_export. */
 #define WIRE_DESC_MAGIC "SDRC"
-#define WIRE_DESC_FIXED_LEN 80
+#define WIRE_DESC_FIXED_LEN 112
 #define WIRE_HOST_ID_LEN 16
 #define WIRE_DESC_MAX_ADDR_LEN 8192
+#define WIRE_DESC_TCP_ADDR_LEN 20 /* LT_ADDR_LEN (link_tcp_wire.h) */
 #define WIRE_DESC_FLAG_DC 0x1
 #define WIRE_DESC_FLAG_SHM 0x2 /* this side lets UCX use shared memory with peers on its host */
+
+/* UCX settings that must be the same on both sides of a UCX connection
+ * (a mismatch aborts UCX in its wireup): one bit each, set when on. */
+#define WIRE_UCX_MM_ERROR_HANDLING 0x1     /* UCX_MM_ERROR_HANDLING */
+#define WIRE_UCX_CMA_MEMORY_INVALIDATE 0x2 /* UCX_CMA_MEMORY_INVALIDATE */
+#define WIRE_UCX_PROTO_V1 0x4              /* UCX_PROTO_ENABLE=n */
+#define WIRE_UCX_RNDV_PUT 0x8              /* UCX_RNDV_SCHEME=put_zcopy */
+#define WIRE_UCX_KNOWN 0xfu
 
 struct wire_desc {
 	uint16_t version;
@@ -295,7 +306,11 @@ struct wire_desc {
 	uint32_t run;
 	uint16_t gid_index;               /* the exporting side's doca_rdma_set_gid_index */
 	uint8_t gid_type;                 /* enum engine_gid_type */
-	const uint8_t *worker_addr; /* points into the parsed bytes */
+	/* Its TCP link (link_tcp.c): the address, checked (lt_addr_parse). */
+	bool has_tcp;
+	uint8_t tcp_addr[WIRE_DESC_TCP_ADDR_LEN];
+	uint32_t ucx_settings;            /* WIRE_UCX_* (0 without a UCX address) */
+	const uint8_t *worker_addr; /* its UCX worker address (NULL, 0: none); points into the parsed bytes */
 	uint32_t worker_addr_len;
 };
 
