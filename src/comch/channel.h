@@ -15,7 +15,8 @@
  * from whichever side leaves. A closed socket (EOF, ECONNRESET) is a dead
  * peer: the kernel reports it at once when a process dies. The fast path
  * adds CONSUMER_NEW (a consumer's queue: its parameters, and its shared
- * memory and eventfd as SCM_RIGHTS) and CONSUMER_GONE, either direction.
+ * memory and doorbell socket as SCM_RIGHTS) and CONSUMER_GONE, either
+ * direction.
  *
  * The rendezvous is the emulated PCIe link of dev_rep.h: a server named N
  * bound to the representor of function F listens on
@@ -37,7 +38,8 @@
 #include <doca_error.h>
 
 #define COMCH_WIRE_MAGIC 0x48434453u /* "SDCH" read as little-endian bytes */
-#define COMCH_WIRE_VERSION 1u
+/* 2: a consumer's doorbell is a Unix datagram socket (was an eventfd). */
+#define COMCH_WIRE_VERSION 2u
 #define COMCH_HDR_LEN 16u
 
 /* Largest control message (what doca_comch_cap_get_max_msg_size reports):
@@ -68,7 +70,7 @@ enum comch_frame_type {
 #define COMCH_FP_MAX_BUF (4u << 20)	  /* bytes per message */
 #define COMCH_FP_MAX_IMM 32u		  /* immediate data bytes */
 #define COMCH_CONSUMER_NEW_LEN 20u
-/* File descriptors a frame may carry (CONSUMER_NEW: memfd, eventfd). */
+/* File descriptors a frame may carry (CONSUMER_NEW: memfd, doorbell). */
 #define COMCH_MAX_FDS 2u
 
 /* Why a server refused a HELLO (the wire's own codes). */

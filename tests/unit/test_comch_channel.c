@@ -73,7 +73,10 @@ static void test_bad_header(void **state)
 	buf[0] ^= 0xff; /* magic */
 	assert_int_equal(parse(len, &f), DOCA_ERROR_INVALID_VALUE);
 	len = make(COMCH_FRAME_MSG, 1, payload, sizeof(payload));
-	buf[4] = 2; /* version */
+	buf[4] = COMCH_WIRE_VERSION + 1; /* version */
+	assert_int_equal(parse(len, &f), DOCA_ERROR_INVALID_VALUE);
+	len = make(COMCH_FRAME_MSG, 1, payload, sizeof(payload));
+	buf[4] = COMCH_WIRE_VERSION - 1; /* a peer whose doorbells were eventfds */
 	assert_int_equal(parse(len, &f), DOCA_ERROR_INVALID_VALUE);
 	len = make(COMCH_FRAME_MSG, 1, payload, sizeof(payload));
 	buf[12] = 9; /* says 9 payload bytes, carries 8 */
