@@ -10,6 +10,15 @@
  * and freed by the sweep at the end of progress (or when the context
  * stops).
  *
+ * A connection the peer ends (BYE, a malformed frame, death) is reported
+ * on one path, the receive side's, inside progress: the peer's consumers
+ * expire, then the server's disconnection callback fires or the client's
+ * context ends (INFO for BYE) or fails (ERROR). A send that finds the peer
+ * gone (submit may run outside progress, where no callback may) only fails
+ * its task and marks the connection; the socket stays open, so the next
+ * progress reads what the peer sent before it went, then its end, and
+ * reports it there.
+ *
  * Rendezvous: a server listens on the PCIe link of its representor, a
  * client connects on the link of its device (dev_rep.h), so a client
  * reaches only the servers bound to the representor of its own function.
@@ -76,6 +85,7 @@ struct doca_comch_connection {
 	struct comch_ep *ep;
 	union doca_data user_data;
 	enum comch_conn_state state;
+	bool send_failed; /* a send found the peer gone: reported by the next read */
 	uint32_t id;
 	uint32_t max_msg_size; /* what the peer accepts, as negotiated */
 	uint64_t deadline_ns;  /* handshake */
@@ -316,7 +326,7 @@ static unsigned int conn_flush(struct doca_comch_connection *conn)
 {
 	unsigned int done = 0;
 
-	while (conn->state == COMCH_CONN_ESTABLISHED && conn->backlog_head != NULL) {
+	while (conn->state == COMCH_CONN_ESTABLISHED && !conn->send_failed && conn->backlog_head != NULL) {
 		struct doca_task *task = conn->backlog_head;
 		struct doca_comch_task_send *t = container_of(task, struct doca_comch_task_send, task);
 		doca_error_t status = comch_chan_send(&conn->chan, COMCH_FRAME_MSG, t->msg, t->len);
@@ -334,9 +344,20 @@ static unsigned int conn_flush(struct doca_comch_connection *conn)
 		softdoca_task_complete(task, status);
 		done++;
 		if (status != DOCA_SUCCESS)
-			conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+			conn->send_failed = true; /* the rest fail when the read reports the loss */
 	}
 	return done;
+}
+
+/* Receive one frame; a connection whose sends failed and that has nothing
+ * more to read has lost its peer (even if the socket did not say so). */
+static doca_error_t conn_recv(struct doca_comch_connection *conn, const char *who, struct comch_frame *f)
+{
+	doca_error_t status = comch_chan_recv(&conn->chan, conn->ep->max_msg_size, who, f);
+
+	if (status == DOCA_ERROR_AGAIN && conn->send_failed)
+		return DOCA_ERROR_CONNECTION_RESET;
+	return status;
 }
 
 /* A MSG frame for the application. */
@@ -444,7 +465,8 @@ bool comch_conn_fp_alive(struct comch_fp_link *link)
 {
 	struct pollfd pfd;
 
-	if (link->lost || link->conn == NULL || link->conn->state != COMCH_CONN_ESTABLISHED)
+	if (link->lost || link->conn == NULL || link->conn->state != COMCH_CONN_ESTABLISHED ||
+	    link->conn->send_failed)
 		return false;
 	/* Only a hang-up is asked for: frames stay for the connection's context. */
 	pfd = (struct pollfd){.fd = link->conn->chan.fd, .events = POLLRDHUP};
@@ -458,9 +480,14 @@ bool comch_conn_fp_alive(struct comch_fp_link *link)
 doca_error_t comch_conn_fp_send(struct comch_fp_link *link, uint16_t type, const void *payload, uint32_t len,
 				const int *fds, unsigned int nfds)
 {
+	doca_error_t status;
+
 	if (!comch_conn_fp_alive(link))
 		return DOCA_ERROR_CONNECTION_RESET;
-	return comch_chan_send_fds(&link->conn->chan, type, payload, len, fds, nfds);
+	status = comch_chan_send_fds(&link->conn->chan, type, payload, len, fds, nfds);
+	if (status != DOCA_SUCCESS && status != DOCA_ERROR_AGAIN)
+		link->conn->send_failed = true; /* reported by the connection's next read */
+	return status;
 }
 
 struct comch_remote_consumer *comch_conn_fp_consumer(struct comch_fp_link *link, uint32_t id)
@@ -502,7 +529,7 @@ static doca_error_t send_submit(struct doca_task *task)
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (conn->state != COMCH_CONN_ESTABLISHED) {
+	if (conn->state != COMCH_CONN_ESTABLISHED || conn->send_failed) {
 		/* Gone since alloc_init: the task fails through the PE. */
 		softdoca_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
 		return DOCA_SUCCESS;
@@ -515,8 +542,9 @@ static doca_error_t send_submit(struct doca_task *task)
 			return DOCA_SUCCESS;
 		}
 		if (status != DOCA_ERROR_AGAIN) {
+			/* The next progress reports the loss (see the file comment). */
 			softdoca_task_complete(task, status);
-			conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+			conn->send_failed = true;
 			return DOCA_SUCCESS;
 		}
 	}
@@ -592,7 +620,7 @@ static bool ep_has_work(struct doca_ctx *ctx)
 	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
 		short events = POLLIN;
 
-		if (c->state == COMCH_CONN_DEAD)
+		if (c->state == COMCH_CONN_DEAD || c->send_failed)
 			return true;
 		/* A backlog is work only once the socket has room for it. */
 		if (c->backlog_head != NULL)
@@ -726,7 +754,7 @@ static unsigned int server_read(struct doca_comch_server *server, struct doca_co
 
 		if (conn->state == COMCH_CONN_DEAD || server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
 			break;
-		status = comch_chan_recv(&conn->chan, server->ep.max_msg_size, "comch server", &f);
+		status = conn_recv(conn, "comch server", &f);
 		if (status == DOCA_ERROR_AGAIN)
 			break;
 		events++;
@@ -936,7 +964,7 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 
 		if (state != DOCA_CTX_STATE_RUNNING && state != DOCA_CTX_STATE_STARTING)
 			break;
-		status = comch_chan_recv(&conn->chan, client->ep.max_msg_size, "comch client", &f);
+		status = conn_recv(conn, "comch client", &f);
 		if (status == DOCA_ERROR_AGAIN)
 			break;
 		events++;

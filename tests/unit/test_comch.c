@@ -1138,6 +1138,125 @@ static void cycle_once(int i)
 	assert_true(progress_until(S.pe, &S.disconnects, i + 1, 3000));
 }
 
+/* ---- a peer killed while this side sends ---- */
+
+enum { KILL_NOTICE_MS = 2000 };
+
+/* The server sends to a client that is killed mid-stream: the
+ * disconnection callback fires within the bound, however the loss shows
+ * first (a failed send, a failed backlog flush, or the read). Returns
+ * the kills that went unreported. */
+static int kill_clients_while_sending(int kills)
+{
+	static const uint8_t msg[4] = {1, 2, 3, 4};
+	int missed = 0;
+
+	for (int i = 0; i < kills; i++) {
+		int want = S.disconnects + 1, sent0;
+		uint64_t t_kill = 0, end;
+		pid_t pid = spawn_child("idle-client");
+
+		assert_true(pid > 0);
+		assert_true(progress_until(S.pe, &S.connects, S.connects + 1, 10000));
+		sent0 = S.sent_ok;
+		end = now_ms() + 10000;
+		while (S.disconnects < want && now_ms() < end) {
+			struct doca_comch_task_send *task;
+
+			if (t_kill == 0 && S.sent_ok - sent0 >= 20 + i) {
+				assert_int_equal(kill(pid, SIGKILL), 0);
+				t_kill = now_ms();
+				end = t_kill + KILL_NOTICE_MS;
+			}
+			if (doca_comch_server_task_send_alloc_init(S.server, S.last_conn, msg, sizeof(msg), &task) ==
+			    DOCA_SUCCESS &&
+			    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS)
+				doca_task_free(doca_comch_task_send_as_task(task));
+			(void)doca_pe_progress(S.pe);
+		}
+		assert_true(t_kill != 0);
+		if (S.disconnects < want) {
+			missed++;
+			S.disconnects = want; /* count on from here */
+		}
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+	}
+	return missed;
+}
+
+/* The client sends to a server that is killed mid-stream: its context
+ * fails to IDLE within the bound, with an ERROR line, however the loss
+ * shows first. Returns the kills that left the client RUNNING. */
+static int kill_servers_while_sending(int kills)
+{
+	static const uint8_t msg[4] = {1, 2, 3, 4};
+	int missed = 0;
+
+	for (int i = 0; i < kills; i++) {
+		struct doca_comch_connection *conn;
+		enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+		uint64_t t_kill = 0, end;
+		pid_t pid = spawn_child("idle-server");
+
+		assert_true(pid > 0);
+		assert_int_equal(cli_open(NULL), 0);
+		assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 10000));
+		assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+		sdk_log_start();
+		end = now_ms() + 10000;
+		while (st != DOCA_CTX_STATE_IDLE && now_ms() < end) {
+			struct doca_comch_task_send *task;
+
+			if (t_kill == 0 && C.sent_ok >= 20 + i) {
+				assert_int_equal(kill(pid, SIGKILL), 0);
+				t_kill = now_ms();
+				end = t_kill + KILL_NOTICE_MS;
+			}
+			if (st == DOCA_CTX_STATE_RUNNING &&
+			    doca_comch_client_task_send_alloc_init(C.client, conn, msg, sizeof(msg), &task) ==
+				    DOCA_SUCCESS &&
+			    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS)
+				doca_task_free(doca_comch_task_send_as_task(task));
+			(void)doca_pe_progress(C.pe);
+			assert_int_equal(doca_ctx_get_state(C.ctx, &st), DOCA_SUCCESS);
+		}
+		assert_true(t_kill != 0);
+		if (st != DOCA_CTX_STATE_IDLE || !sdk_log_has("comch_client context stops after a fatal error"))
+			missed++;
+		assert_int_equal(cli_close(true), 0);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+	}
+	return missed;
+}
+
+/* 30 kills, half on each side; the first two of each half also warm up
+ * whatever is opened once, then the fds must stay flat. */
+static void test_kill_loop_while_sending(void **state)
+{
+	const int warm = 2, kills = 13;
+	int fds_before, missed_server, missed_client;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	missed_server = kill_clients_while_sending(warm);
+	fds_before = count_fds();
+	missed_server += kill_clients_while_sending(kills);
+	assert_int_equal(count_fds(), fds_before);
+	srv_close();
+	missed_client = kill_servers_while_sending(warm);
+	fds_before = count_fds();
+	missed_client += kill_servers_while_sending(kills);
+	assert_int_equal(count_fds(), fds_before);
+	if (missed_server + missed_client > 0)
+		fail_msg("of %d kills, %d left the server without its disconnection callback and %d the client "
+			 "RUNNING or without an ERROR line",
+			 2 * (warm + kills), missed_server, missed_client);
+	/* The killed servers' files: a new server replaces them, and removes
+	 * them when it stops. */
+	srv_open(COMCH_MAX_MSG_SIZE);
+	srv_close();
+}
+
 static void test_cycles_flat(void **state)
 {
 	const int warm = 10, cycles = 300;
@@ -1176,6 +1295,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_kill_loop_while_sending, setup_dir, teardown_dir),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
