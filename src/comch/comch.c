@@ -645,6 +645,23 @@ static void server_reject(struct doca_comch_connection *conn, uint32_t reason)
 	conn_kill(conn, DOCA_ERROR_CONNECTION_ABORTED);
 }
 
+/* What a REJECT's reason means, for the log lines of both sides. */
+static const char *reject_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case COMCH_REJECT_NAME:
+		return "wrong server name";
+	case COMCH_REJECT_SECRET:
+		return "wrong secret";
+	case COMCH_REJECT_FULL:
+		return "too many clients";
+	case COMCH_REJECT_LIMITS:
+		return "limits out of range";
+	default:
+		return "unknown reason";
+	}
+}
+
 static uint32_t hello_verdict(struct doca_comch_server *server, const struct comch_frame *f)
 {
 	const struct comch_ep *ep = &server->ep;
@@ -669,10 +686,7 @@ static void server_on_hello(struct doca_comch_server *server, struct doca_comch_
 
 	if (reason != 0) {
 		SDK_LOG_ERR_RL("comch server \"%s\": refused a client (reason %u: %s)", server->ep.name, reason,
-			       reason == COMCH_REJECT_SECRET ? "wrong secret" :
-			       reason == COMCH_REJECT_NAME   ? "wrong server name" :
-			       reason == COMCH_REJECT_FULL   ? "too many clients" :
-							       "limits out of range");
+			       reject_reason_name(reason));
 		server_reject(conn, reason);
 		return;
 	}
@@ -930,8 +944,10 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 				const struct comch_frame *f)
 {
 	if (f->type == COMCH_FRAME_REJECT) {
-		SDK_LOG_ERR("comch client: server \"%s\" refused the connection (reason %u)", client->ep.name,
-			    f->u.reject.reason);
+		/* Rate-limited: a full server refuses every client a program
+		 * starts, and a program may start many. */
+		SDK_LOG_ERR_RL("comch client: server \"%s\" refused the connection (reason %u: %s)", client->ep.name,
+			       f->u.reject.reason, reject_reason_name(f->u.reject.reason));
 		comch_chan_fini(&conn->chan);
 		softdoca_ctx_start_done(&client->ep.ctx, reject_status(f->u.reject.reason));
 		return;

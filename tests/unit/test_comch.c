@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +38,7 @@
 #include "channel.h"
 #include "comch_test.h"
 #include "dev_rep.h"
+#include "log_internal.h"
 
 #define NAME "softdoca-comch-test"
 #define N_MSGS 2000
@@ -1257,6 +1259,86 @@ static void test_kill_loop_while_sending(void **state)
 	srv_close();
 }
 
+/* Lines of the SDK log since sdk_log_start that hold needle. */
+static int sdk_log_count(const char *needle)
+{
+	char line[1024];
+	int n = 0;
+
+	fflush(sdk_log);
+	rewind(sdk_log);
+	while (fgets(line, sizeof(line), sdk_log) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(sdk_log, 0, SEEK_END);
+	return n;
+}
+
+/* Descriptors enough for n more; false when the hard limit is lower. */
+static bool fds_allow(rlim_t n)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur >= n)
+		return true;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n)
+		return false;
+	rl.rlim_cur = n;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+/* A client of ours that the full server refuses: its start fails. */
+static void refused_client(void)
+{
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+}
+
+/* A full server refuses each further client (REJECT "too many clients"),
+ * and the refusals, in the server and in the clients, cost a few log
+ * lines a second, not one each. */
+static void test_full_server_refusals_rate_limited(void **state)
+{
+	enum { MAX_CLIENTS = 512, REFUSALS = 60 };
+	uint8_t secret[COMCH_SECRET_LEN], frame[COMCH_HDR_LEN + COMCH_HELLO_FIXED_LEN + COMCH_MAX_NAME_LEN];
+	uint32_t len;
+	int fds[MAX_CLIENTS], lines;
+	uint64_t t0, secs;
+
+	(void)state;
+	if (!fds_allow(3 * MAX_CLIENTS + 256)) {
+		skip(); /* a server and its clients in one process */
+		return;
+	}
+	srv_open(COMCH_MAX_MSG_SIZE);
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		fds[i] = raw_connect(secret);
+		len = comch_hello_encode(frame + COMCH_HDR_LEN, COMCH_MAX_MSG_SIZE, 16, NAME, (uint16_t)strlen(NAME),
+					 secret);
+		comch_frame_put_hdr(frame, COMCH_FRAME_HELLO, 1, len);
+		assert_int_equal(send(fds[i], frame, COMCH_HDR_LEN + len, 0), (ssize_t)(COMCH_HDR_LEN + len));
+		assert_true(progress_until(S.pe, &S.connects, i + 1, 3000));
+	}
+	sdk_log_start();
+	t0 = now_ms();
+	for (int i = 0; i < REFUSALS; i++)
+		refused_client();
+	secs = (now_ms() - t0) / 1000 + 1;
+	assert_int_equal(S.connects, MAX_CLIENTS);
+	/* Two call sites (server, client), each a burst and one line saying
+	 * how many were held back, per second begun. */
+	lines = sdk_log_count("refused");
+	assert_true(lines >= 2);
+	if ((uint64_t)lines > 2 * (SDK_LOG_RATE_BURST + 1) * (secs + 1))
+		fail_msg("%d refusals in %llu s logged %d lines", REFUSALS, (unsigned long long)secs, lines);
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		close(fds[i]);
+	assert_true(progress_until(S.pe, &S.disconnects, MAX_CLIENTS, 5000));
+	srv_close();
+}
+
 static void test_cycles_flat(void **state)
 {
 	const int warm = 10, cycles = 300;
@@ -1296,6 +1378,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_kill_loop_while_sending, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_full_server_refusals_rate_limited, setup_dir, teardown_dir),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
