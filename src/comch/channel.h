@@ -24,6 +24,9 @@
  * <dir>/<F>.comch-<hash(N)>-key (mode 0600); a client on the host device
  * of F must read that file to connect, and the server checks the peer's
  * uid (SO_PEERCRED). A client on another function looks at other paths.
+ * Files are named relative to a descriptor of <dir>, so a directory as
+ * long as dev_rep allows (255 characters) works though a socket address
+ * holds only 107.
  *
  * Everything here is non-blocking and runs on the caller's thread.
  */
@@ -36,6 +39,8 @@
 #include <sys/types.h>
 
 #include <doca_error.h>
+
+#include "dev_rep.h"
 
 #define COMCH_WIRE_MAGIC 0x48434453u /* "SDCH" read as little-endian bytes */
 /* 2: a consumer's doorbell is a Unix datagram socket (was an eventfd). */
@@ -136,8 +141,6 @@ void comch_consumer_new_encode(uint8_t *buf, uint32_t id, uint32_t slots, uint32
 
 /* ---- Rendezvous ---- */
 
-struct softdoca_pcie_link;
-
 /* Check a server name: 1..COMCH_MAX_NAME_LEN-1 bytes before its NUL.
  * DOCA_ERROR_INVALID_VALUE with a log line naming func otherwise. */
 doca_error_t comch_name_check(const char *name, const char *func);
@@ -174,10 +177,16 @@ doca_error_t comch_chan_recv(struct comch_chan *chan, uint32_t max_msg, const ch
 
 /* ---- Listener (server) ---- */
 
+/* Longest name of a rendezvous file in its directory, NUL included
+ * ("<pci address>.comch-<16 hex digits>-sock"). */
+#define COMCH_RDV_NAME_MAX 64u
+
 struct comch_listener {
 	int fd;
-	char sock_path[108];
-	char secret_path[108];
+	int dirfd; /* the rendezvous directory: our files are named relative to it */
+	char dir[SOFTDOCA_PCIE_DIR_MAX]; /* its path, for log lines */
+	char sock_name[COMCH_RDV_NAME_MAX];
+	char secret_name[COMCH_RDV_NAME_MAX];
 	dev_t sock_dev; /* what we bound, to unlink only our own */
 	ino_t sock_ino;
 	uint8_t secret[COMCH_SECRET_LEN];

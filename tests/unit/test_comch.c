@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1339,6 +1340,84 @@ static void test_full_server_refusals_rate_limited(void **state)
 	srv_close();
 }
 
+/* Directories under the test's own, down to a path of len characters;
+ * the deepest into path. */
+static void long_dir_make(char *path, size_t size, size_t len)
+{
+	size_t n = (size_t)snprintf(path, size, "%s", dir);
+
+	assert_true(len < size);
+	while (n < len) {
+		size_t k = len - n - 1 < 100 ? len - n - 1 : 100;
+
+		path[n++] = '/';
+		memset(path + n, 'l', k);
+		n += k;
+		path[n] = '\0';
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+}
+
+static void long_dir_remove(char *path)
+{
+	while (strlen(path) > strlen(dir)) {
+		assert_int_equal(rmdir(path), 0);
+		*strrchr(path, '/') = '\0';
+	}
+}
+
+/* SOFTDOCA_PCIE_DIR as long as it may be (255 characters, far more than
+ * a socket address holds) serves a server and its client; one character
+ * more is refused at start, with a line that says the limit. */
+static void test_long_rendezvous_dir(void **state)
+{
+	char path[SOFTDOCA_PCIE_DIR_MAX + 8];
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	static uint8_t msg[COMCH_MAX_MSG_SIZE];
+	struct doca_comch_server *server = NULL;
+	struct doca_comch_client *client;
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+
+	(void)state;
+	long_dir_make(path, sizeof(path), SOFTDOCA_PCIE_DIR_MAX - 1);
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", path, 1), 0);
+	srv_open(COMCH_MAX_MSG_SIZE);
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.received, 1, 3000));
+	assert_int_equal(S.bad, 0);
+	assert_int_equal(cli_close(false), 0);
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+
+	/* One more: refused where the directory is taken, saying why. */
+	sdk_log_start();
+	strcat(path, "x");
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", path, 1), 0);
+	dev = open_dev();
+	assert_non_null(dev);
+	/* The server takes its representor's link at create already. */
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, &server), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(dev, NAME, &client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, doca_comch_client_as_ctx(client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(client)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_destroy(client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	assert_true(sdk_log_has("SOFTDOCA_PCIE_DIR"));
+	assert_true(sdk_log_has("at most 255"));
+	path[strlen(path) - 1] = '\0';
+	long_dir_remove(path);
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", dir, 1), 0);
+}
+
 static void test_cycles_flat(void **state)
 {
 	const int warm = 10, cycles = 300;
@@ -1379,6 +1458,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_kill_loop_while_sending, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_full_server_refusals_rate_limited, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_long_rendezvous_dir, setup_dir, teardown_dir),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
