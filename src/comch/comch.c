@@ -902,6 +902,17 @@ static doca_error_t reject_status(uint32_t reason)
 	}
 }
 
+/* The start failed: the context goes IDLE and gives back what the start
+ * took (the socket, the watch's epoll set), as a stop does; a new start
+ * takes them again. */
+static void client_start_failed(struct doca_comch_client *client, doca_error_t status)
+{
+	if (client->ep.conns != NULL)
+		comch_chan_fini(&client->ep.conns->chan);
+	comch_watch_close(&client->ep.watch);
+	softdoca_ctx_start_done(&client->ep.ctx, status);
+}
+
 /* Starting: connect and say HELLO (retrying while the server is absent). */
 static void client_try_connect(struct doca_comch_client *client, struct doca_comch_connection *conn, uint64_t now)
 {
@@ -917,7 +928,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 	status = comch_connect(&client->link, client->ep.name, &fd, secret);
 	if (status != DOCA_SUCCESS) {
 		if (status != DOCA_ERROR_NOT_FOUND && status != DOCA_ERROR_AGAIN) {
-			softdoca_ctx_start_done(&client->ep.ctx, status);
+			client_start_failed(client, status);
 			return;
 		}
 		if (!client->wait_explained && softdoca_explain_after_ms() != 0 &&
@@ -930,7 +941,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 		return;
 	}
 	if (comch_chan_init(&conn->chan, fd) != DOCA_SUCCESS) {
-		softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_NO_MEMORY);
+		client_start_failed(client, DOCA_ERROR_NO_MEMORY);
 		return;
 	}
 	comch_watch_fd(&client->ep.watch, conn->chan.fd, false);
@@ -948,8 +959,7 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 		 * starts, and a program may start many. */
 		SDK_LOG_ERR_RL("comch client: server \"%s\" refused the connection (reason %u: %s)", client->ep.name,
 			       f->u.reject.reason, reject_reason_name(f->u.reject.reason));
-		comch_chan_fini(&conn->chan);
-		softdoca_ctx_start_done(&client->ep.ctx, reject_status(f->u.reject.reason));
+		client_start_failed(client, reject_status(f->u.reject.reason));
 		return;
 	}
 	frame_fds_close(f);
@@ -957,8 +967,7 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 	    f->u.welcome.max_msg_size > COMCH_MAX_MSG_SIZE) {
 		SDK_LOG_ERR("comch client: server \"%s\" answered HELLO with a bad %u frame", client->ep.name,
 			    f->type);
-		comch_chan_fini(&conn->chan);
-		softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_CONNECTION_ABORTED);
+		client_start_failed(client, DOCA_ERROR_CONNECTION_ABORTED);
 		return;
 	}
 	conn->id = f->u.welcome.conn_id;
@@ -991,7 +1000,7 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 				/* Server left mid-handshake: start over (retry timer). */
 				comch_chan_fini(&conn->chan);
 				if (status == DOCA_ERROR_INVALID_VALUE)
-					softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_CONNECTION_ABORTED);
+					client_start_failed(client, DOCA_ERROR_CONNECTION_ABORTED);
 			}
 			break;
 		}

@@ -1288,11 +1288,17 @@ static bool fds_allow(rlim_t n)
 	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
-/* A client of ours that the full server refuses: its start fails. */
+static int count_fds(void);
+
+/* A client of ours that the full server refuses: its start fails, and
+ * the idle context holds no descriptor of its start. */
 static void refused_client(void)
 {
+	int fds_before = count_fds();
+
 	assert_int_equal(cli_open(S.pe), 0);
 	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(count_fds(), fds_before);
 	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
 	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
 }
