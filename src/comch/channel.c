@@ -269,29 +269,79 @@ static uint64_t name_hash(const char *name)
 	return h;
 }
 
+/* The name in the link's directory of one of its files, as dev_rep
+ * builds it ("<pci>.<leaf>"): the path less the directory. */
+static doca_error_t rendezvous_name(const struct softdoca_pcie_link *link, const char *leaf,
+				    char name[COMCH_RDV_NAME_MAX])
+{
+	char path[SOFTDOCA_PCIE_DIR_MAX + COMCH_RDV_NAME_MAX];
+	size_t dir_len = strnlen(link->dir, sizeof(link->dir));
+	doca_error_t status = softdoca_pcie_link_path(link, leaf, path, sizeof(path));
+
+	if (status != DOCA_SUCCESS)
+		return status;
+	if (strncmp(path, link->dir, dir_len) != 0 || path[dir_len] != '/' ||
+	    strlen(path + dir_len + 1) >= COMCH_RDV_NAME_MAX) {
+		SDK_LOG_ERR("comch: %s is not a file name in %s", path, link->dir);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(name, path + dir_len + 1, strlen(path + dir_len + 1) + 1);
+	return DOCA_SUCCESS;
+}
+
 /* The link's two files of server name: "<pci>.comch-<hash>-sock" and
  * "-key" (the leaf rule refuses most bytes a name may hold, so the name
  * is hashed; HELLO carries the name itself, which the server compares). */
-static doca_error_t rendezvous_paths(const struct softdoca_pcie_link *link, const char *name, char sock_path[108],
-				     char secret_path[108])
+static doca_error_t rendezvous_names(const struct softdoca_pcie_link *link, const char *name,
+				     char sock_name[COMCH_RDV_NAME_MAX], char secret_name[COMCH_RDV_NAME_MAX])
 {
 	char leaf[40];
 	uint64_t h = name_hash(name);
 	doca_error_t status;
 
 	snprintf(leaf, sizeof(leaf), "comch-%016llx-sock", (unsigned long long)h);
-	status = softdoca_pcie_link_path(link, leaf, sock_path, 108);
+	status = rendezvous_name(link, leaf, sock_name);
 	if (status != DOCA_SUCCESS)
 		return status;
 	snprintf(leaf, sizeof(leaf), "comch-%016llx-key", (unsigned long long)h);
-	return softdoca_pcie_link_path(link, leaf, secret_path, 108);
+	return rendezvous_name(link, leaf, secret_name);
 }
 
-static void sockaddr_fill(struct sockaddr_un *sa, const char *path)
+/* The link's directory, for the *at() calls: whatever happens to its path
+ * meanwhile, every file goes to the directory opened here. It passed
+ * dev_rep's checks (ours or root's, not group/other-writable) when the
+ * link was taken. */
+static doca_error_t rendezvous_dir_open(const struct softdoca_pcie_link *link, const char *who, int *dirfd_out)
 {
+	int fd = open(link->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		SDK_LOG_ERR("%s: rendezvous directory %s: %s", who, link->dir, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	*dirfd_out = fd;
+	return DOCA_SUCCESS;
+}
+
+/* The address of socket file name in the directory dir (open as dirfd).
+ * A socket address holds 107 bytes of path, the directory up to 255: a
+ * path too long goes through the descriptor ("/proc/self/fd/<dirfd>/
+ * <name>", about 60 bytes), which the kernel resolves to the same
+ * directory; a path that fits is used as it is (no need for /proc). */
+static doca_error_t rendezvous_sockaddr(int dirfd, const char *dir, const char *name, struct sockaddr_un *sa)
+{
+	int n;
+
 	memset(sa, 0, sizeof(*sa));
 	sa->sun_family = AF_UNIX;
-	memcpy(sa->sun_path, path, strnlen(path, sizeof(sa->sun_path) - 1));
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", dir, name);
+	if (n >= 0 && (size_t)n < sizeof(sa->sun_path))
+		return DOCA_SUCCESS;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/%s", dirfd, name);
+	if (n >= 0 && (size_t)n < sizeof(sa->sun_path))
+		return DOCA_SUCCESS;
+	SDK_LOG_ERR("comch: no socket address for %s in %s", name, dir); /* names are short: not seen */
+	return DOCA_ERROR_INVALID_VALUE;
 }
 
 /* shutdown before close: the peer sees the end at once even when the
@@ -310,46 +360,49 @@ static int seqpacket_socket(void)
 
 /* ---- secret file ---- */
 
-static doca_error_t secret_publish(const char *path, const uint8_t secret[COMCH_SECRET_LEN])
+/* Write the secret to a file of our own, then rename it into place: a
+ * client never reads half a secret. */
+static doca_error_t secret_publish(int dirfd, const char *dir, const char *name,
+				   const uint8_t secret[COMCH_SECRET_LEN])
 {
-	char tmp[128];
+	char tmp[COMCH_RDV_NAME_MAX + 16];
 	int fd;
 	ssize_t n;
 
-	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	snprintf(tmp, sizeof(tmp), "%s.%d", name, (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		SDK_LOG_ERR("comch: cannot write server secret %s: %s", tmp, strerror(errno));
+		SDK_LOG_ERR("comch: cannot write server secret %s/%s: %s", dir, tmp, strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	n = write(fd, secret, COMCH_SECRET_LEN);
 	close(fd);
-	if (n != (ssize_t)COMCH_SECRET_LEN || rename(tmp, path) != 0) {
-		SDK_LOG_ERR("comch: cannot publish server secret %s: %s", path, strerror(errno));
-		unlink(tmp);
+	if (n != (ssize_t)COMCH_SECRET_LEN || renameat(dirfd, tmp, dirfd, name) != 0) {
+		SDK_LOG_ERR("comch: cannot publish server secret %s/%s: %s", dir, name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t secret_read(const char *path, uint8_t secret[COMCH_SECRET_LEN])
+static doca_error_t secret_read(int dirfd, const char *dir, const char *name, uint8_t secret[COMCH_SECRET_LEN])
 {
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return DOCA_ERROR_NOT_FOUND; /* the server is between bind and publish: retry */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != (off_t)COMCH_SECRET_LEN) {
-		SDK_LOG_ERR("comch: server secret %s is not a %u-byte file", path, COMCH_SECRET_LEN);
+		SDK_LOG_ERR("comch: server secret %s/%s is not a %u-byte file", dir, name, COMCH_SECRET_LEN);
 		close(fd);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	n = read(fd, secret, COMCH_SECRET_LEN);
 	close(fd);
 	if (n != (ssize_t)COMCH_SECRET_LEN) {
-		SDK_LOG_ERR("comch: cannot read server secret %s", path);
+		SDK_LOG_ERR("comch: cannot read server secret %s/%s", dir, name);
 		return DOCA_ERROR_IO_FAILED;
 	}
 	return DOCA_SUCCESS;
@@ -357,65 +410,85 @@ static doca_error_t secret_read(const char *path, uint8_t secret[COMCH_SECRET_LE
 
 /* ---- listener ---- */
 
-/* Is something listening on path? (Only a live server accepts.) */
-static bool path_has_listener(const char *path)
+/* Is something listening at sa? (Only a live server accepts.) */
+static bool addr_has_listener(const struct sockaddr_un *sa)
 {
-	struct sockaddr_un sa;
 	int fd = seqpacket_socket();
 	bool live;
 
 	if (fd < 0)
 		return false;
-	sockaddr_fill(&sa, path);
-	live = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 || errno == EAGAIN;
+	live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 || errno == EAGAIN;
 	close(fd);
 	return live;
 }
 
-doca_error_t comch_listener_open(struct comch_listener *l, const struct softdoca_pcie_link *link, const char *name)
+/* Bind and listen at sa, and note what we bound (to unlink only our own). */
+static doca_error_t listener_bind(struct comch_listener *l, const struct sockaddr_un *sa, const char *name)
 {
-	struct sockaddr_un sa;
 	struct stat st;
-	doca_error_t status;
+	int err;
 
-	memset(l, 0, sizeof(*l));
-	l->fd = -1;
-	status = rendezvous_paths(link, name, l->sock_path, l->secret_path);
-	if (status != DOCA_SUCCESS)
-		return status;
-	if (path_has_listener(l->sock_path)) {
-		SDK_LOG_ERR("comch server \"%s\": another server already listens under that name", name);
-		return DOCA_ERROR_IN_USE;
-	}
-	unlink(l->sock_path); /* a departed server's socket */
-	status = softdoca_secret_generate(l->secret, COMCH_SECRET_LEN);
-	if (status != DOCA_SUCCESS)
-		return status;
 	l->fd = seqpacket_socket();
 	if (l->fd < 0) {
 		SDK_LOG_ERR("comch server \"%s\": socket: %s", name, strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	sockaddr_fill(&sa, l->sock_path);
-	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l->fd, COMCH_LISTEN_BACKLOG) != 0 ||
-	    stat(l->sock_path, &st) != 0) {
-		SDK_LOG_ERR("comch server \"%s\": cannot listen on %s: %s", name, l->sock_path, strerror(errno));
-		status = errno == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
-		goto close_fd;
+	if (bind(l->fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 || listen(l->fd, COMCH_LISTEN_BACKLOG) != 0 ||
+	    fstatat(l->dirfd, l->sock_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		err = errno;
+		SDK_LOG_ERR("comch server \"%s\": cannot listen on %s/%s: %s", name, l->dir, l->sock_name, strerror(err));
+		close(l->fd);
+		l->fd = -1;
+		return err == EADDRINUSE ? DOCA_ERROR_IN_USE : DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	l->sock_dev = st.st_dev;
 	l->sock_ino = st.st_ino;
-	status = secret_publish(l->secret_path, l->secret);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_listener_open(struct comch_listener *l, const struct softdoca_pcie_link *link, const char *name)
+{
+	struct sockaddr_un sa;
+	doca_error_t status;
+
+	memset(l, 0, sizeof(*l));
+	l->fd = l->dirfd = -1;
+	memcpy(l->dir, link->dir, sizeof(l->dir));
+	status = rendezvous_names(link, name, l->sock_name, l->secret_name);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = rendezvous_dir_open(link, "comch server", &l->dirfd);
+	if (status != DOCA_SUCCESS)
+		return status;
+	status = rendezvous_sockaddr(l->dirfd, l->dir, l->sock_name, &sa);
+	if (status != DOCA_SUCCESS)
+		goto close_dir;
+	if (addr_has_listener(&sa)) {
+		SDK_LOG_ERR("comch server \"%s\": another server already listens under that name", name);
+		status = DOCA_ERROR_IN_USE;
+		goto close_dir;
+	}
+	unlinkat(l->dirfd, l->sock_name, 0); /* a departed server's socket */
+	status = softdoca_secret_generate(l->secret, COMCH_SECRET_LEN);
+	if (status != DOCA_SUCCESS)
+		goto close_dir;
+	status = listener_bind(l, &sa, name);
+	if (status != DOCA_SUCCESS)
+		goto close_dir;
+	status = secret_publish(l->dirfd, l->dir, l->secret_name, l->secret);
 	if (status != DOCA_SUCCESS)
 		goto unlink_sock;
-	SDK_LOG_DBG("comch server \"%s\" listens on %s", name, l->sock_path);
+	SDK_LOG_DBG("comch server \"%s\" listens on %s/%s", name, l->dir, l->sock_name);
 	return DOCA_SUCCESS;
 
 unlink_sock:
-	unlink(l->sock_path);
-close_fd:
+	unlinkat(l->dirfd, l->sock_name, 0);
 	close(l->fd);
 	l->fd = -1;
+close_dir:
+	close(l->dirfd);
+	l->dirfd = -1;
 	return status;
 }
 
@@ -426,12 +499,15 @@ void comch_listener_close(struct comch_listener *l)
 	if (l->fd < 0)
 		return;
 	/* A later server of the same name may have replaced our files. */
-	if (stat(l->sock_path, &st) == 0 && st.st_dev == l->sock_dev && st.st_ino == l->sock_ino) {
-		unlink(l->sock_path);
-		unlink(l->secret_path);
+	if (fstatat(l->dirfd, l->sock_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == l->sock_dev &&
+	    st.st_ino == l->sock_ino) {
+		unlinkat(l->dirfd, l->sock_name, 0);
+		unlinkat(l->dirfd, l->secret_name, 0);
 	}
 	socket_end(l->fd); /* refuses new clients at once */
 	l->fd = -1;
+	close(l->dirfd);
+	l->dirfd = -1;
 }
 
 doca_error_t comch_listener_accept(struct comch_listener *l, int *fd_out)
@@ -459,40 +535,56 @@ doca_error_t comch_listener_accept(struct comch_listener *l, int *fd_out)
 
 /* ---- connect ---- */
 
+/* Connect a new socket to sa: the socket, or -1 with *status set. */
+static int connect_to(const struct sockaddr_un *sa, const char *dir, const char *name, doca_error_t *status)
+{
+	int fd = seqpacket_socket(), err;
+
+	if (fd < 0) {
+		SDK_LOG_ERR("comch client: socket: %s", strerror(errno));
+		*status = DOCA_ERROR_OPERATING_SYSTEM;
+		return -1;
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		return fd;
+	err = errno;
+	close(fd);
+	if (err == ENOENT || err == ECONNREFUSED)
+		*status = DOCA_ERROR_NOT_FOUND;
+	else if (err == EAGAIN || err == EINTR)
+		*status = DOCA_ERROR_AGAIN;
+	else {
+		SDK_LOG_ERR("comch client: connect to %s/%s: %s", dir, name, strerror(err));
+		*status = DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	return -1;
+}
+
 doca_error_t comch_connect(const struct softdoca_pcie_link *link, const char *name, int *fd_out,
 			   uint8_t secret_out[COMCH_SECRET_LEN])
 {
-	char sock_path[108], secret_path[108];
+	char sock_name[COMCH_RDV_NAME_MAX], secret_name[COMCH_RDV_NAME_MAX];
 	struct sockaddr_un sa;
 	doca_error_t status;
-	int fd;
+	int dirfd, fd;
 
-	status = rendezvous_paths(link, name, sock_path, secret_path);
+	status = rendezvous_names(link, name, sock_name, secret_name);
 	if (status != DOCA_SUCCESS)
 		return status;
-	fd = seqpacket_socket();
-	if (fd < 0) {
-		SDK_LOG_ERR("comch client: socket: %s", strerror(errno));
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	sockaddr_fill(&sa, sock_path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int err = errno;
-
-		close(fd);
-		if (err == ENOENT || err == ECONNREFUSED)
-			return DOCA_ERROR_NOT_FOUND;
-		if (err == EAGAIN || err == EINTR)
-			return DOCA_ERROR_AGAIN;
-		SDK_LOG_ERR("comch client: connect to %s: %s", sock_path, strerror(err));
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	/* Read the secret after the connect: the one of the server we reached. */
-	status = secret_read(secret_path, secret_out);
-	if (status != DOCA_SUCCESS) {
-		close(fd);
+	status = rendezvous_dir_open(link, "comch client", &dirfd);
+	if (status != DOCA_SUCCESS)
 		return status;
+	status = rendezvous_sockaddr(dirfd, link->dir, sock_name, &sa);
+	fd = status == DOCA_SUCCESS ? connect_to(&sa, link->dir, sock_name, &status) : -1;
+	/* Read the secret after the connect: the one of the server we reached. */
+	if (fd >= 0) {
+		status = secret_read(dirfd, link->dir, secret_name, secret_out);
+		if (status != DOCA_SUCCESS)
+			close(fd);
 	}
+	close(dirfd);
+	if (status != DOCA_SUCCESS)
+		return status;
 	*fd_out = fd;
 	return DOCA_SUCCESS;
 }

@@ -15,7 +15,8 @@
  * from whichever side leaves. A closed socket (EOF, ECONNRESET) is a dead
  * peer: the kernel reports it at once when a process dies. The fast path
  * adds CONSUMER_NEW (a consumer's queue: its parameters, and its shared
- * memory and eventfd as SCM_RIGHTS) and CONSUMER_GONE, either direction.
+ * memory and doorbell socket as SCM_RIGHTS) and CONSUMER_GONE, either
+ * direction.
  *
  * The rendezvous is the emulated PCIe link of dev_rep.h: a server named N
  * bound to the representor of function F listens on
@@ -23,6 +24,9 @@
  * <dir>/<F>.comch-<hash(N)>-key (mode 0600); a client on the host device
  * of F must read that file to connect, and the server checks the peer's
  * uid (SO_PEERCRED). A client on another function looks at other paths.
+ * Files are named relative to a descriptor of <dir>, so a directory as
+ * long as dev_rep allows (255 characters) works though a socket address
+ * holds only 107.
  *
  * Everything here is non-blocking and runs on the caller's thread.
  */
@@ -36,8 +40,11 @@
 
 #include <doca_error.h>
 
+#include "dev_rep.h"
+
 #define COMCH_WIRE_MAGIC 0x48434453u /* "SDCH" read as little-endian bytes */
-#define COMCH_WIRE_VERSION 1u
+/* 2: a consumer's doorbell is a Unix datagram socket (was an eventfd). */
+#define COMCH_WIRE_VERSION 2u
 #define COMCH_HDR_LEN 16u
 
 /* Largest control message (what doca_comch_cap_get_max_msg_size reports):
@@ -68,7 +75,7 @@ enum comch_frame_type {
 #define COMCH_FP_MAX_BUF (4u << 20)	  /* bytes per message */
 #define COMCH_FP_MAX_IMM 32u		  /* immediate data bytes */
 #define COMCH_CONSUMER_NEW_LEN 20u
-/* File descriptors a frame may carry (CONSUMER_NEW: memfd, eventfd). */
+/* File descriptors a frame may carry (CONSUMER_NEW: memfd, doorbell). */
 #define COMCH_MAX_FDS 2u
 
 /* Why a server refused a HELLO (the wire's own codes). */
@@ -134,8 +141,6 @@ void comch_consumer_new_encode(uint8_t *buf, uint32_t id, uint32_t slots, uint32
 
 /* ---- Rendezvous ---- */
 
-struct softdoca_pcie_link;
-
 /* Check a server name: 1..COMCH_MAX_NAME_LEN-1 bytes before its NUL.
  * DOCA_ERROR_INVALID_VALUE with a log line naming func otherwise. */
 doca_error_t comch_name_check(const char *name, const char *func);
@@ -172,10 +177,16 @@ doca_error_t comch_chan_recv(struct comch_chan *chan, uint32_t max_msg, const ch
 
 /* ---- Listener (server) ---- */
 
+/* Longest name of a rendezvous file in its directory, NUL included
+ * ("<pci address>.comch-<16 hex digits>-sock"). */
+#define COMCH_RDV_NAME_MAX 64u
+
 struct comch_listener {
 	int fd;
-	char sock_path[108];
-	char secret_path[108];
+	int dirfd; /* the rendezvous directory: our files are named relative to it */
+	char dir[SOFTDOCA_PCIE_DIR_MAX]; /* its path, for log lines */
+	char sock_name[COMCH_RDV_NAME_MAX];
+	char secret_name[COMCH_RDV_NAME_MAX];
 	dev_t sock_dev; /* what we bound, to unlink only our own */
 	ino_t sock_ino;
 	uint8_t secret[COMCH_SECRET_LEN];

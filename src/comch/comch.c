@@ -10,6 +10,15 @@
  * and freed by the sweep at the end of progress (or when the context
  * stops).
  *
+ * A connection the peer ends (BYE, a malformed frame, death) is reported
+ * on one path, the receive side's, inside progress: the peer's consumers
+ * expire, then the server's disconnection callback fires or the client's
+ * context ends (INFO for BYE) or fails (ERROR). A send that finds the peer
+ * gone (submit may run outside progress, where no callback may) only fails
+ * its task and marks the connection; the socket stays open, so the next
+ * progress reads what the peer sent before it went, then its end, and
+ * reports it there.
+ *
  * Rendezvous: a server listens on the PCIe link of its representor, a
  * client connects on the link of its device (dev_rep.h), so a client
  * reaches only the servers bound to the representor of its own function.
@@ -76,6 +85,7 @@ struct doca_comch_connection {
 	struct comch_ep *ep;
 	union doca_data user_data;
 	enum comch_conn_state state;
+	bool send_failed; /* a send found the peer gone: reported by the next read */
 	uint32_t id;
 	uint32_t max_msg_size; /* what the peer accepts, as negotiated */
 	uint64_t deadline_ns;  /* handshake */
@@ -316,7 +326,7 @@ static unsigned int conn_flush(struct doca_comch_connection *conn)
 {
 	unsigned int done = 0;
 
-	while (conn->state == COMCH_CONN_ESTABLISHED && conn->backlog_head != NULL) {
+	while (conn->state == COMCH_CONN_ESTABLISHED && !conn->send_failed && conn->backlog_head != NULL) {
 		struct doca_task *task = conn->backlog_head;
 		struct doca_comch_task_send *t = container_of(task, struct doca_comch_task_send, task);
 		doca_error_t status = comch_chan_send(&conn->chan, COMCH_FRAME_MSG, t->msg, t->len);
@@ -334,9 +344,20 @@ static unsigned int conn_flush(struct doca_comch_connection *conn)
 		softdoca_task_complete(task, status);
 		done++;
 		if (status != DOCA_SUCCESS)
-			conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+			conn->send_failed = true; /* the rest fail when the read reports the loss */
 	}
 	return done;
+}
+
+/* Receive one frame; a connection whose sends failed and that has nothing
+ * more to read has lost its peer (even if the socket did not say so). */
+static doca_error_t conn_recv(struct doca_comch_connection *conn, const char *who, struct comch_frame *f)
+{
+	doca_error_t status = comch_chan_recv(&conn->chan, conn->ep->max_msg_size, who, f);
+
+	if (status == DOCA_ERROR_AGAIN && conn->send_failed)
+		return DOCA_ERROR_CONNECTION_RESET;
+	return status;
 }
 
 /* A MSG frame for the application. */
@@ -444,7 +465,8 @@ bool comch_conn_fp_alive(struct comch_fp_link *link)
 {
 	struct pollfd pfd;
 
-	if (link->lost || link->conn == NULL || link->conn->state != COMCH_CONN_ESTABLISHED)
+	if (link->lost || link->conn == NULL || link->conn->state != COMCH_CONN_ESTABLISHED ||
+	    link->conn->send_failed)
 		return false;
 	/* Only a hang-up is asked for: frames stay for the connection's context. */
 	pfd = (struct pollfd){.fd = link->conn->chan.fd, .events = POLLRDHUP};
@@ -458,9 +480,14 @@ bool comch_conn_fp_alive(struct comch_fp_link *link)
 doca_error_t comch_conn_fp_send(struct comch_fp_link *link, uint16_t type, const void *payload, uint32_t len,
 				const int *fds, unsigned int nfds)
 {
+	doca_error_t status;
+
 	if (!comch_conn_fp_alive(link))
 		return DOCA_ERROR_CONNECTION_RESET;
-	return comch_chan_send_fds(&link->conn->chan, type, payload, len, fds, nfds);
+	status = comch_chan_send_fds(&link->conn->chan, type, payload, len, fds, nfds);
+	if (status != DOCA_SUCCESS && status != DOCA_ERROR_AGAIN)
+		link->conn->send_failed = true; /* reported by the connection's next read */
+	return status;
 }
 
 struct comch_remote_consumer *comch_conn_fp_consumer(struct comch_fp_link *link, uint32_t id)
@@ -502,7 +529,7 @@ static doca_error_t send_submit(struct doca_task *task)
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (conn->state != COMCH_CONN_ESTABLISHED) {
+	if (conn->state != COMCH_CONN_ESTABLISHED || conn->send_failed) {
 		/* Gone since alloc_init: the task fails through the PE. */
 		softdoca_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
 		return DOCA_SUCCESS;
@@ -515,8 +542,9 @@ static doca_error_t send_submit(struct doca_task *task)
 			return DOCA_SUCCESS;
 		}
 		if (status != DOCA_ERROR_AGAIN) {
+			/* The next progress reports the loss (see the file comment). */
 			softdoca_task_complete(task, status);
-			conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+			conn->send_failed = true;
 			return DOCA_SUCCESS;
 		}
 	}
@@ -592,7 +620,7 @@ static bool ep_has_work(struct doca_ctx *ctx)
 	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
 		short events = POLLIN;
 
-		if (c->state == COMCH_CONN_DEAD)
+		if (c->state == COMCH_CONN_DEAD || c->send_failed)
 			return true;
 		/* A backlog is work only once the socket has room for it. */
 		if (c->backlog_head != NULL)
@@ -615,6 +643,23 @@ static void server_reject(struct doca_comch_connection *conn, uint32_t reason)
 	payload[1] = payload[2] = payload[3] = 0;
 	(void)comch_chan_send(&conn->chan, COMCH_FRAME_REJECT, payload, sizeof(payload));
 	conn_kill(conn, DOCA_ERROR_CONNECTION_ABORTED);
+}
+
+/* What a REJECT's reason means, for the log lines of both sides. */
+static const char *reject_reason_name(uint32_t reason)
+{
+	switch (reason) {
+	case COMCH_REJECT_NAME:
+		return "wrong server name";
+	case COMCH_REJECT_SECRET:
+		return "wrong secret";
+	case COMCH_REJECT_FULL:
+		return "too many clients";
+	case COMCH_REJECT_LIMITS:
+		return "limits out of range";
+	default:
+		return "unknown reason";
+	}
 }
 
 static uint32_t hello_verdict(struct doca_comch_server *server, const struct comch_frame *f)
@@ -641,10 +686,7 @@ static void server_on_hello(struct doca_comch_server *server, struct doca_comch_
 
 	if (reason != 0) {
 		SDK_LOG_ERR_RL("comch server \"%s\": refused a client (reason %u: %s)", server->ep.name, reason,
-			       reason == COMCH_REJECT_SECRET ? "wrong secret" :
-			       reason == COMCH_REJECT_NAME   ? "wrong server name" :
-			       reason == COMCH_REJECT_FULL   ? "too many clients" :
-							       "limits out of range");
+			       reject_reason_name(reason));
 		server_reject(conn, reason);
 		return;
 	}
@@ -726,7 +768,7 @@ static unsigned int server_read(struct doca_comch_server *server, struct doca_co
 
 		if (conn->state == COMCH_CONN_DEAD || server->ep.ctx.state != DOCA_CTX_STATE_RUNNING)
 			break;
-		status = comch_chan_recv(&conn->chan, server->ep.max_msg_size, "comch server", &f);
+		status = conn_recv(conn, "comch server", &f);
 		if (status == DOCA_ERROR_AGAIN)
 			break;
 		events++;
@@ -860,6 +902,17 @@ static doca_error_t reject_status(uint32_t reason)
 	}
 }
 
+/* The start failed: the context goes IDLE and gives back what the start
+ * took (the socket, the watch's epoll set), as a stop does; a new start
+ * takes them again. */
+static void client_start_failed(struct doca_comch_client *client, doca_error_t status)
+{
+	if (client->ep.conns != NULL)
+		comch_chan_fini(&client->ep.conns->chan);
+	comch_watch_close(&client->ep.watch);
+	softdoca_ctx_start_done(&client->ep.ctx, status);
+}
+
 /* Starting: connect and say HELLO (retrying while the server is absent). */
 static void client_try_connect(struct doca_comch_client *client, struct doca_comch_connection *conn, uint64_t now)
 {
@@ -875,7 +928,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 	status = comch_connect(&client->link, client->ep.name, &fd, secret);
 	if (status != DOCA_SUCCESS) {
 		if (status != DOCA_ERROR_NOT_FOUND && status != DOCA_ERROR_AGAIN) {
-			softdoca_ctx_start_done(&client->ep.ctx, status);
+			client_start_failed(client, status);
 			return;
 		}
 		if (!client->wait_explained && softdoca_explain_after_ms() != 0 &&
@@ -888,7 +941,7 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 		return;
 	}
 	if (comch_chan_init(&conn->chan, fd) != DOCA_SUCCESS) {
-		softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_NO_MEMORY);
+		client_start_failed(client, DOCA_ERROR_NO_MEMORY);
 		return;
 	}
 	comch_watch_fd(&client->ep.watch, conn->chan.fd, false);
@@ -902,10 +955,11 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 				const struct comch_frame *f)
 {
 	if (f->type == COMCH_FRAME_REJECT) {
-		SDK_LOG_ERR("comch client: server \"%s\" refused the connection (reason %u)", client->ep.name,
-			    f->u.reject.reason);
-		comch_chan_fini(&conn->chan);
-		softdoca_ctx_start_done(&client->ep.ctx, reject_status(f->u.reject.reason));
+		/* Rate-limited: a full server refuses every client a program
+		 * starts, and a program may start many. */
+		SDK_LOG_ERR_RL("comch client: server \"%s\" refused the connection (reason %u: %s)", client->ep.name,
+			       f->u.reject.reason, reject_reason_name(f->u.reject.reason));
+		client_start_failed(client, reject_status(f->u.reject.reason));
 		return;
 	}
 	frame_fds_close(f);
@@ -913,8 +967,7 @@ static void client_on_handshake(struct doca_comch_client *client, struct doca_co
 	    f->u.welcome.max_msg_size > COMCH_MAX_MSG_SIZE) {
 		SDK_LOG_ERR("comch client: server \"%s\" answered HELLO with a bad %u frame", client->ep.name,
 			    f->type);
-		comch_chan_fini(&conn->chan);
-		softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_CONNECTION_ABORTED);
+		client_start_failed(client, DOCA_ERROR_CONNECTION_ABORTED);
 		return;
 	}
 	conn->id = f->u.welcome.conn_id;
@@ -936,7 +989,7 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 
 		if (state != DOCA_CTX_STATE_RUNNING && state != DOCA_CTX_STATE_STARTING)
 			break;
-		status = comch_chan_recv(&conn->chan, client->ep.max_msg_size, "comch client", &f);
+		status = conn_recv(conn, "comch client", &f);
 		if (status == DOCA_ERROR_AGAIN)
 			break;
 		events++;
@@ -947,7 +1000,7 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 				/* Server left mid-handshake: start over (retry timer). */
 				comch_chan_fini(&conn->chan);
 				if (status == DOCA_ERROR_INVALID_VALUE)
-					softdoca_ctx_start_done(&client->ep.ctx, DOCA_ERROR_CONNECTION_ABORTED);
+					client_start_failed(client, DOCA_ERROR_CONNECTION_ABORTED);
 			}
 			break;
 		}

@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -106,18 +106,16 @@ static volatile uint32_t *queue_cap(uint8_t *map, uint32_t i)
 	return (volatile uint32_t *)(void *)(map + comch_queue_cap_off()) + i;
 }
 
-/* Is fd an eventfd? (/proc says what a descriptor is.) */
-static bool fd_is_eventfd(int fd)
+/* Is fd a Unix datagram socket? (ENOTSOCK for anything else.) */
+static bool fd_is_unix_dgram(int fd)
 {
-	char path[64], target[64];
-	ssize_t n;
+	int domain = -1, type = -1;
+	socklen_t len = sizeof(domain);
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
 		return false;
-	target[n] = '\0';
-	return strcmp(target, "anon_inode:[eventfd]") == 0;
+	len = sizeof(type);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_DGRAM;
 }
 
 static doca_error_t rc_check_fds(const struct comch_frame *f, size_t want, const char *who)
@@ -134,8 +132,10 @@ static doca_error_t rc_check_fds(const struct comch_frame *f, size_t want, const
 		SDK_LOG_ERR("%s: consumer %u's queue is not sealed against shrinking", who, f->u.consumer.id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!fd_is_eventfd(f->fds[1])) {
-		SDK_LOG_ERR("%s: consumer %u's doorbell is not an eventfd", who, f->u.consumer.id);
+	/* Not an eventfd, not a pipe: their writes block once the peer clears
+	 * O_NONBLOCK on the file we share and fills them (see producer_ring). */
+	if (!fd_is_unix_dgram(f->fds[1])) {
+		SDK_LOG_ERR("%s: consumer %u's doorbell is not a Unix datagram socket", who, f->u.consumer.id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -175,7 +175,7 @@ doca_error_t comch_remote_consumer_open(const struct comch_frame *f, const char 
 	rc->produced = atomic_load_explicit(&hdr->produced, memory_order_acquire);
 	rc->map = map;
 	rc->map_len = want;
-	rc->evfd = f->fds[1];
+	rc->bell = f->fds[1];
 	close(f->fds[0]); /* the mapping keeps the memory */
 	*out = rc;
 	return DOCA_SUCCESS;
@@ -191,7 +191,7 @@ fail:
 void comch_remote_consumer_close(struct comch_remote_consumer *rc)
 {
 	munmap(rc->map, rc->map_len);
-	close(rc->evfd);
+	close(rc->bell);
 	free(rc);
 }
 
@@ -239,6 +239,23 @@ static doca_error_t producer_check(const struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+/* Wake the consumer. The doorbell is the peer's socket and the peer may
+ * change its file at any time (clear O_NONBLOCK, stop reading), so this
+ * must not depend on it: MSG_DONTWAIT makes this one call non-blocking
+ * whatever the file's flags say, and a Unix datagram send that would wait
+ * (the peer's queue or our send buffer full) answers EAGAIN instead,
+ * which only means a ring is already pending. MSG_NOSIGNAL: a peer gone
+ * is EPIPE, not SIGPIPE. The consumer finds the message by the queue's
+ * counter whether or not the ring arrives. */
+static void producer_ring(struct doca_comch_producer *p, struct comch_remote_consumer *rc)
+{
+	static const uint8_t ring = 1;
+
+	if (send(rc->bell, &ring, sizeof(ring), MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN &&
+	    errno != EWOULDBLOCK)
+		SDK_LOG_DBG("comch producer %u: doorbell of consumer %u: %s", p->id, rc->id, strerror(errno));
+}
+
 /* Copy the message into the consumer's next slot. */
 static void producer_fill(struct doca_comch_producer *p, struct comch_remote_consumer *rc,
 			  const struct doca_comch_producer_task_send *t, uint32_t len)
@@ -246,7 +263,6 @@ static void producer_fill(struct doca_comch_producer *p, struct comch_remote_con
 	uint32_t i = rc->produced % rc->slots;
 	uint8_t *slot = rc->map + comch_queue_slot_off(rc->slots, rc->slot_size, i);
 	struct comch_slot sh;
-	uint64_t one = 1;
 
 	memset(&sh, 0, sizeof(sh));
 	sh.len = len;
@@ -259,8 +275,7 @@ static void producer_fill(struct doca_comch_producer *p, struct comch_remote_con
 		memcpy(slot + COMCH_SLOT_HDR, (const void *)softdoca_buf_data_addr(t->buf), len);
 	rc->produced++;
 	atomic_store_explicit(&queue_hdr(rc->map)->produced, rc->produced, memory_order_release);
-	if (write(rc->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		SDK_LOG_DBG("comch producer %u: doorbell of consumer %u: %s", p->id, rc->id, strerror(errno));
+	producer_ring(p, rc);
 }
 
 static doca_error_t producer_submit(struct doca_task *task)
@@ -557,7 +572,9 @@ struct doca_comch_consumer {
 	uint32_t slots, slot_size;
 	uint8_t *map;		/* the queue, while started */
 	size_t map_len;
-	int memfd, evfd;
+	int memfd;
+	int bell;	   /* our end of the doorbell: watched and drained */
+	int bell_peer;	   /* the end the peer's producers ring; ours until announced */
 	uint32_t posted, consumed;
 	struct doca_task *head, *tail; /* posted tasks, slot order */
 	struct comch_watch watch;
@@ -601,20 +618,29 @@ static void consumer_unmap(struct doca_comch_consumer *c)
 	c->map = NULL;
 	if (c->memfd >= 0)
 		close(c->memfd);
-	if (c->evfd >= 0)
-		close(c->evfd);
-	c->memfd = c->evfd = -1;
+	if (c->bell >= 0)
+		close(c->bell);
+	if (c->bell_peer >= 0)
+		close(c->bell_peer);
+	c->memfd = c->bell = c->bell_peer = -1;
 }
 
-/* A sealed memfd for the queue, and its doorbell. */
+/* A sealed memfd for the queue, and its doorbell: a pair of Unix datagram
+ * sockets, one end for the peer, so that the file the peer holds is not
+ * the one we read (the peer can change the flags of its file) and a ring
+ * can never make the peer's producer wait (see producer_ring). */
 static doca_error_t consumer_map(struct doca_comch_consumer *c)
 {
 	struct comch_queue_hdr *hdr;
+	int bell[2] = {-1, -1};
 
 	c->map_len = comch_queue_size(c->slots, c->slot_size);
 	c->memfd = memfd_create("softdoca-comch-consumer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	c->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->memfd < 0 || c->evfd < 0 || ftruncate(c->memfd, (off_t)c->map_len) != 0 ||
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, bell) == 0) {
+		c->bell = bell[0];
+		c->bell_peer = bell[1];
+	}
+	if (c->memfd < 0 || c->bell < 0 || ftruncate(c->memfd, (off_t)c->map_len) != 0 ||
 	    fcntl(c->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
 		SDK_LOG_ERR("comch consumer %u: cannot make a %zu-byte queue: %s", c->id, c->map_len, strerror(errno));
 		consumer_unmap(c);
@@ -637,14 +663,21 @@ static doca_error_t consumer_map(struct doca_comch_consumer *c)
 	return DOCA_SUCCESS;
 }
 
-/* The CONSUMER_NEW frame: the queue and its doorbell go to the peer. */
+/* The CONSUMER_NEW frame: the queue and its doorbell go to the peer.
+ * Once sent, the peer's end of the doorbell is the peer's alone. */
 static doca_error_t consumer_send_new(struct doca_comch_consumer *c)
 {
 	uint8_t payload[COMCH_CONSUMER_NEW_LEN];
-	int fds[2] = {c->memfd, c->evfd};
+	int fds[2] = {c->memfd, c->bell_peer};
+	doca_error_t status;
 
 	comch_consumer_new_encode(payload, c->id, c->slots, c->slot_size, c->imm_len);
-	return comch_conn_fp_send(&c->link, COMCH_FRAME_CONSUMER_NEW, payload, sizeof(payload), fds, 2);
+	status = comch_conn_fp_send(&c->link, COMCH_FRAME_CONSUMER_NEW, payload, sizeof(payload), fds, 2);
+	if (status == DOCA_SUCCESS) {
+		close(c->bell_peer);
+		c->bell_peer = -1;
+	}
+	return status;
 }
 
 static doca_error_t consumer_start(struct doca_ctx *ctx)
@@ -678,7 +711,7 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		consumer_unmap(c);
 		return status;
 	}
-	comch_watch_fd(&c->watch, c->evfd, false);
+	comch_watch_fd(&c->watch, c->bell, false);
 	/* Told at once, as a DOCA consumer is: the peer may wait for it before
 	 * anyone progresses this PE (NVIDIA's storage zero-copy service does). */
 	status = consumer_send_new(c);
@@ -746,20 +779,30 @@ static void consumer_take(struct doca_comch_consumer *c)
 	softdoca_task_complete(task, DOCA_SUCCESS);
 }
 
+/* Empty our end of the doorbell (the queue's counter says what arrived:
+ * rings only wake the PE). Bounded: producers may ring as fast as we
+ * read; what is left keeps the socket readable and the PE awake. */
+static void consumer_drain_bell(struct doca_comch_consumer *c)
+{
+	uint8_t ring;
+
+	for (int i = 0; i < 64; i++)
+		if (recv(c->bell, &ring, sizeof(ring), MSG_DONTWAIT) < 0)
+			return;
+}
+
 static unsigned int consumer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_from_ctx(ctx);
 	unsigned int done = 0;
 	uint32_t produced;
-	uint64_t bell;
 
 	comch_watch_rearm(&c->watch);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return consumer_announce(c);
 	if (ctx->state != DOCA_CTX_STATE_RUNNING)
 		return 0;
-	while (read(c->evfd, &bell, sizeof(bell)) > 0)
-		;
+	consumer_drain_bell(c);
 	produced = atomic_load_explicit(&queue_hdr(c->map)->produced, memory_order_acquire);
 	if (produced - c->consumed > c->posted - c->consumed) {
 		SDK_LOG_ERR("comch consumer %u: the peer filled %u slots of %u posted", c->id, produced - c->consumed,
@@ -887,7 +930,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		SDK_LOG_ERR("%s: out of memory", __func__);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	c->memfd = c->evfd = -1;
+	c->memfd = c->bell = c->bell_peer = -1;
 	c->watch.epfd = -1;
 	status = fp_open(comch_connection, &c->link, &c->ctx, &consumer_ctx_ops, __func__);
 	if (status != DOCA_SUCCESS)

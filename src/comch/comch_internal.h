@@ -4,13 +4,16 @@
  * consumers, and the consumer queue in shared memory. Not installed.
  *
  * The fast path. A consumer owns a queue: a sealed memfd of one header
- * and `slots` slots, and an eventfd. It announces the queue on its
- * connection (CONSUMER_NEW, both descriptors as SCM_RIGHTS); the peer
- * maps it (a remote consumer of that connection) and fires its
- * new-consumer event. A post_recv task writes the room of its buffer into
- * the next slot's cap and bumps `posted`; a producer send copies its bytes
- * and immediate data into the next slot, bumps `produced` and signals the
- * eventfd; the consumer copies the slot into the task's buffer. Slot k
+ * and `slots` slots, and a doorbell, a pair of Unix datagram sockets. It
+ * announces the queue on its connection (CONSUMER_NEW, the memfd and one
+ * end of the doorbell as SCM_RIGHTS); the peer maps it (a remote consumer
+ * of that connection) and fires its new-consumer event. A post_recv task
+ * writes the room of its buffer into the next slot's cap and bumps
+ * `posted`; a producer send copies its bytes and immediate data into the
+ * next slot, bumps `produced` and rings the doorbell (a one-byte datagram
+ * sent with MSG_DONTWAIT: never a wait, whatever the peer did to the
+ * socket; an eventfd or a pipe could block); the consumer copies the slot
+ * into the task's buffer. Slot k
  * belongs to the k-th posted task, so messages arrive in send order.
  * Everything a peer writes into the queue is hostile: each side bounds
  * every index and length with values of its own.
@@ -95,13 +98,14 @@ struct comch_remote_consumer {
 	uint32_t produced; /* our count: never read back from the queue */
 	uint8_t *map;
 	size_t map_len;
-	int evfd;
+	int bell; /* the consumer's doorbell: a Unix datagram socket */
 	struct comch_remote_consumer *next;
 };
 
 /* Map the queue of a CONSUMER_NEW frame (takes f's descriptors, closes
  * them on failure). DOCA_ERROR_INVALID_VALUE with a log line when the
- * descriptors are not a sealed memfd of the announced size and an eventfd. */
+ * descriptors are not a sealed memfd of the announced size and a Unix
+ * datagram socket. */
 doca_error_t comch_remote_consumer_open(const struct comch_frame *f, const char *who,
 					struct comch_remote_consumer **out);
 void comch_remote_consumer_close(struct comch_remote_consumer *rc);

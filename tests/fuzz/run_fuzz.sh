@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # Build the fuzz targets with clang's libFuzzer (plus ASan/UBSan) and run
-# each for its share of the time budget:
+# each for its share of the time budget (a quarter each):
 #   fuzz_parsers  the parsers of untrusted bytes (core and wire code
-#                 compiled in), a third of the budget
+#                 compiled in)
 #   fuzz_ucx_addr the UCX worker address check (ucx_addr.c), every address
-#                 it accepts given to real UCX, a third
+#                 it accepts given to real UCX
 #   fuzz_connect  descriptors and RDMA CM frames into a live context (core,
-#                 rdma and engine compiled in, UCX linked), a third
+#                 rdma and engine compiled in, UCX linked)
+#   fuzz_comch    Comch frames: the parser, and frames (with descriptors)
+#                 into a live server and a live client over their sockets
+#                 (core and comch compiled in); seeds in
+#                 tests/fuzz/corpus/comch (one valid frame of each type,
+#                 and exchanges with a server and a client)
 # The two UCX targets may connect to whatever a mutated address names (an
 # IP address, a pid for CMA, a shared-memory segment), so they run in
 # private network, pid, IPC and mount namespaces (root and unshare(1)):
 # nothing leaves them. Where those cannot be had they are skipped with a
 # reason.
-# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect)
+# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect comch)
 # FUZZ_KEEP=DIR keeps the work directory (corpora, crash files) in DIR.
 # Exit: 0 no crash, 1 a crash (its input is printed as hex), 77 skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-20}
 shift || true
-targets=${*:-parsers addr connect}
+targets=${*:-parsers addr connect comch}
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 if [ -n "${FUZZ_KEEP:-}" ]; then
 	work=$FUZZ_KEEP
@@ -135,6 +140,15 @@ run_connect() {
 	FUZZ_CONNECT_SEED_DIR="$work/corpus_connect" run_target connect "$1" \
 		in_private_ns "$work/fuzz_connect" -max_len=8500 -timeout=20 -rss_limit_mb=4096 \
 		"$work/corpus_connect"
+}
+
+run_comch() {
+	clang "${cflags[@]}" -Isrc/comch tests/fuzz/fuzz_comch.c src/comch/*.c src/core/*.c -lpthread \
+		-o "$work/fuzz_comch" || { echo "fuzz comch: build failed"; return 1; }
+	mkdir -p "$work/corpus_comch"
+	cp tests/fuzz/corpus/comch/* "$work/corpus_comch/"
+	# -max_len: a few frames of the largest size.
+	run_target comch "$1" "$work/fuzz_comch" -max_len=16384 -timeout=20 "$work/corpus_comch"
 }
 
 n=$(echo "$targets" | wc -w)

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +39,7 @@
 #include "channel.h"
 #include "comch_test.h"
 #include "dev_rep.h"
+#include "log_internal.h"
 
 #define NAME "softdoca-comch-test"
 #define N_MSGS 2000
@@ -1138,6 +1141,289 @@ static void cycle_once(int i)
 	assert_true(progress_until(S.pe, &S.disconnects, i + 1, 3000));
 }
 
+/* ---- a peer killed while this side sends ---- */
+
+enum { KILL_NOTICE_MS = 2000 };
+
+/* The server sends to a client that is killed mid-stream: the
+ * disconnection callback fires within the bound, however the loss shows
+ * first (a failed send, a failed backlog flush, or the read). Returns
+ * the kills that went unreported. */
+static int kill_clients_while_sending(int kills)
+{
+	static const uint8_t msg[4] = {1, 2, 3, 4};
+	int missed = 0;
+
+	for (int i = 0; i < kills; i++) {
+		int want = S.disconnects + 1, sent0;
+		uint64_t t_kill = 0, end;
+		pid_t pid = spawn_child("idle-client");
+
+		assert_true(pid > 0);
+		assert_true(progress_until(S.pe, &S.connects, S.connects + 1, 10000));
+		sent0 = S.sent_ok;
+		end = now_ms() + 10000;
+		while (S.disconnects < want && now_ms() < end) {
+			struct doca_comch_task_send *task;
+
+			if (t_kill == 0 && S.sent_ok - sent0 >= 20 + i) {
+				assert_int_equal(kill(pid, SIGKILL), 0);
+				t_kill = now_ms();
+				end = t_kill + KILL_NOTICE_MS;
+			}
+			if (doca_comch_server_task_send_alloc_init(S.server, S.last_conn, msg, sizeof(msg), &task) ==
+			    DOCA_SUCCESS &&
+			    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS)
+				doca_task_free(doca_comch_task_send_as_task(task));
+			(void)doca_pe_progress(S.pe);
+		}
+		assert_true(t_kill != 0);
+		if (S.disconnects < want) {
+			missed++;
+			S.disconnects = want; /* count on from here */
+		}
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+	}
+	return missed;
+}
+
+/* The client sends to a server that is killed mid-stream: its context
+ * fails to IDLE within the bound, with an ERROR line, however the loss
+ * shows first. Returns the kills that left the client RUNNING. */
+static int kill_servers_while_sending(int kills)
+{
+	static const uint8_t msg[4] = {1, 2, 3, 4};
+	int missed = 0;
+
+	for (int i = 0; i < kills; i++) {
+		struct doca_comch_connection *conn;
+		enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+		uint64_t t_kill = 0, end;
+		pid_t pid = spawn_child("idle-server");
+
+		assert_true(pid > 0);
+		assert_int_equal(cli_open(NULL), 0);
+		assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 10000));
+		assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+		sdk_log_start();
+		end = now_ms() + 10000;
+		while (st != DOCA_CTX_STATE_IDLE && now_ms() < end) {
+			struct doca_comch_task_send *task;
+
+			if (t_kill == 0 && C.sent_ok >= 20 + i) {
+				assert_int_equal(kill(pid, SIGKILL), 0);
+				t_kill = now_ms();
+				end = t_kill + KILL_NOTICE_MS;
+			}
+			if (st == DOCA_CTX_STATE_RUNNING &&
+			    doca_comch_client_task_send_alloc_init(C.client, conn, msg, sizeof(msg), &task) ==
+				    DOCA_SUCCESS &&
+			    doca_task_submit(doca_comch_task_send_as_task(task)) != DOCA_SUCCESS)
+				doca_task_free(doca_comch_task_send_as_task(task));
+			(void)doca_pe_progress(C.pe);
+			assert_int_equal(doca_ctx_get_state(C.ctx, &st), DOCA_SUCCESS);
+		}
+		assert_true(t_kill != 0);
+		if (st != DOCA_CTX_STATE_IDLE || !sdk_log_has("comch_client context stops after a fatal error"))
+			missed++;
+		assert_int_equal(cli_close(true), 0);
+		assert_int_equal(waitpid(pid, NULL, 0), pid);
+	}
+	return missed;
+}
+
+/* 30 kills, half on each side; the first two of each half also warm up
+ * whatever is opened once, then the fds must stay flat. */
+static void test_kill_loop_while_sending(void **state)
+{
+	const int warm = 2, kills = 13;
+	int fds_before, missed_server, missed_client;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	missed_server = kill_clients_while_sending(warm);
+	fds_before = count_fds();
+	missed_server += kill_clients_while_sending(kills);
+	assert_int_equal(count_fds(), fds_before);
+	srv_close();
+	missed_client = kill_servers_while_sending(warm);
+	fds_before = count_fds();
+	missed_client += kill_servers_while_sending(kills);
+	assert_int_equal(count_fds(), fds_before);
+	if (missed_server + missed_client > 0)
+		fail_msg("of %d kills, %d left the server without its disconnection callback and %d the client "
+			 "RUNNING or without an ERROR line",
+			 2 * (warm + kills), missed_server, missed_client);
+	/* The killed servers' files: a new server replaces them, and removes
+	 * them when it stops. */
+	srv_open(COMCH_MAX_MSG_SIZE);
+	srv_close();
+}
+
+/* Lines of the SDK log since sdk_log_start that hold needle. */
+static int sdk_log_count(const char *needle)
+{
+	char line[1024];
+	int n = 0;
+
+	fflush(sdk_log);
+	rewind(sdk_log);
+	while (fgets(line, sizeof(line), sdk_log) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(sdk_log, 0, SEEK_END);
+	return n;
+}
+
+/* Descriptors enough for n more; false when the hard limit is lower. */
+static bool fds_allow(rlim_t n)
+{
+	struct rlimit rl;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur >= n)
+		return true;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n)
+		return false;
+	rl.rlim_cur = n;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+static int count_fds(void);
+
+/* A client of ours that the full server refuses: its start fails, and
+ * the idle context holds no descriptor of its start. */
+static void refused_client(void)
+{
+	int fds_before = count_fds();
+
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(count_fds(), fds_before);
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+}
+
+/* A full server refuses each further client (REJECT "too many clients"),
+ * and the refusals, in the server and in the clients, cost a few log
+ * lines a second, not one each. */
+static void test_full_server_refusals_rate_limited(void **state)
+{
+	enum { MAX_CLIENTS = 512, REFUSALS = 60 };
+	uint8_t secret[COMCH_SECRET_LEN], frame[COMCH_HDR_LEN + COMCH_HELLO_FIXED_LEN + COMCH_MAX_NAME_LEN];
+	uint32_t len;
+	int fds[MAX_CLIENTS], lines;
+	uint64_t t0, secs;
+
+	(void)state;
+	if (!fds_allow(3 * MAX_CLIENTS + 256)) {
+		skip(); /* a server and its clients in one process */
+		return;
+	}
+	srv_open(COMCH_MAX_MSG_SIZE);
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		fds[i] = raw_connect(secret);
+		len = comch_hello_encode(frame + COMCH_HDR_LEN, COMCH_MAX_MSG_SIZE, 16, NAME, (uint16_t)strlen(NAME),
+					 secret);
+		comch_frame_put_hdr(frame, COMCH_FRAME_HELLO, 1, len);
+		assert_int_equal(send(fds[i], frame, COMCH_HDR_LEN + len, 0), (ssize_t)(COMCH_HDR_LEN + len));
+		assert_true(progress_until(S.pe, &S.connects, i + 1, 3000));
+	}
+	sdk_log_start();
+	t0 = now_ms();
+	for (int i = 0; i < REFUSALS; i++)
+		refused_client();
+	secs = (now_ms() - t0) / 1000 + 1;
+	assert_int_equal(S.connects, MAX_CLIENTS);
+	/* Two call sites (server, client), each a burst and one line saying
+	 * how many were held back, per second begun. */
+	lines = sdk_log_count("refused");
+	assert_true(lines >= 2);
+	if ((uint64_t)lines > 2 * (SDK_LOG_RATE_BURST + 1) * (secs + 1))
+		fail_msg("%d refusals in %llu s logged %d lines", REFUSALS, (unsigned long long)secs, lines);
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		close(fds[i]);
+	assert_true(progress_until(S.pe, &S.disconnects, MAX_CLIENTS, 5000));
+	srv_close();
+}
+
+/* Directories under the test's own, down to a path of len characters;
+ * the deepest into path. */
+static void long_dir_make(char *path, size_t size, size_t len)
+{
+	size_t n = (size_t)snprintf(path, size, "%s", dir);
+
+	assert_true(len < size);
+	while (n < len) {
+		size_t k = len - n - 1 < 100 ? len - n - 1 : 100;
+
+		path[n++] = '/';
+		memset(path + n, 'l', k);
+		n += k;
+		path[n] = '\0';
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+}
+
+static void long_dir_remove(char *path)
+{
+	while (strlen(path) > strlen(dir)) {
+		assert_int_equal(rmdir(path), 0);
+		*strrchr(path, '/') = '\0';
+	}
+}
+
+/* SOFTDOCA_PCIE_DIR as long as it may be (255 characters, far more than
+ * a socket address holds) serves a server and its client; one character
+ * more is refused at start, with a line that says the limit. */
+static void test_long_rendezvous_dir(void **state)
+{
+	char path[SOFTDOCA_PCIE_DIR_MAX + 8];
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	static uint8_t msg[COMCH_MAX_MSG_SIZE];
+	struct doca_comch_server *server = NULL;
+	struct doca_comch_client *client;
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+
+	(void)state;
+	long_dir_make(path, sizeof(path), SOFTDOCA_PCIE_DIR_MAX - 1);
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", path, 1), 0);
+	srv_open(COMCH_MAX_MSG_SIZE);
+	assert_int_equal(cli_open(S.pe), 0);
+	assert_true(progress_until_state(S.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	assert_true(progress_until(S.pe, &S.received, 1, 3000));
+	assert_int_equal(S.bad, 0);
+	assert_int_equal(cli_close(false), 0);
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	srv_close();
+
+	/* One more: refused where the directory is taken, saying why. */
+	sdk_log_start();
+	strcat(path, "x");
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", path, 1), 0);
+	dev = open_dev();
+	assert_non_null(dev);
+	/* The server takes its representor's link at create already. */
+	assert_int_equal(doca_comch_server_create(dev, TEST_REP, NAME, &server), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_pe_create(&pe), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(dev, NAME, &client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(pe, doca_comch_client_as_ctx(client)), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(client)), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_destroy(client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	assert_true(sdk_log_has("SOFTDOCA_PCIE_DIR"));
+	assert_true(sdk_log_has("at most 255"));
+	path[strlen(path) - 1] = '\0';
+	long_dir_remove(path);
+	assert_int_equal(setenv("SOFTDOCA_PCIE_DIR", dir, 1), 0);
+}
+
 static void test_cycles_flat(void **state)
 {
 	const int warm = 10, cycles = 300;
@@ -1176,6 +1462,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_kill_loop_while_sending, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_full_server_refusals_rate_limited, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_long_rendezvous_dir, setup_dir, teardown_dir),
 	};
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)

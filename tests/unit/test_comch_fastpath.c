@@ -508,6 +508,39 @@ static int child_server_consumer(void)
 			usleep(1000);
 }
 
+/* Exit codes of the doorbell victim. */
+enum { VICTIM_SENT = 0, VICTIM_REFUSED = 2 };
+
+/* Server whose first client announces a consumer (a hostile one, in
+ * test_hostile_doorbell): VICTIM_REFUSED when the server dropped that
+ * client instead, VICTIM_SENT once a producer's N_BUFS sends to it all
+ * completed. A producer blocked on the doorbell never exits. */
+static int child_doorbell_victim(void)
+{
+	uint64_t end;
+
+	side_server_open();
+	if (!progress_until(A.pe, &A.connects, 1, 10000))
+		return 1;
+	end = now_ms() + 10000;
+	while (A.new_consumers == 0 && A.disconnects == 0 && now_ms() < end)
+		if (doca_pe_progress(A.pe) == 0)
+			usleep(100);
+	if (A.new_consumers == 0) {
+		side_close();
+		return A.disconnects > 0 ? VICTIM_REFUSED : 3;
+	}
+	producer_open();
+	for (uint32_t i = 0; i < N_BUFS; i++)
+		if (producer_send(i, 5000) != DOCA_SUCCESS)
+			return 4;
+	if (!progress_until(producer_pe, &A.sent, N_BUFS, 5000) || A.send_errors != 0)
+		return 5;
+	producer_close();
+	side_close();
+	return VICTIM_SENT;
+}
+
 static pid_t spawn_child(const char *role)
 {
 	return comch_test_spawn("test_comch_fastpath", role);
@@ -523,6 +556,8 @@ static int child_main(const char *role)
 		return child_server_consumer();
 	if (strcmp(role, "unprogressed-consumer") == 0)
 		return child_unprogressed_consumer();
+	if (strcmp(role, "doorbell-victim") == 0)
+		return child_doorbell_victim();
 	return 126;
 }
 
@@ -675,32 +710,46 @@ static void test_killed_server(void **state)
 
 /* ---- hostile peers at the socket ---- */
 
-static int raw_client(uint8_t secret[COMCH_SECRET_LEN], struct comch_chan *chan)
+/* A client speaking the wire itself, established (HELLO answered by
+ * WELCOME) with the server that pe progresses; pe NULL: the server is
+ * another process's, which may not be listening yet. */
+static int raw_client_on(struct doca_pe *pe, uint8_t secret[COMCH_SECRET_LEN], struct comch_chan *chan)
 {
 	uint8_t hello[COMCH_HELLO_FIXED_LEN + COMCH_MAX_NAME_LEN];
 	struct softdoca_pcie_link link;
 	struct comch_frame f;
-	uint64_t end = now_ms() + 3000;
+	uint64_t end = now_ms() + 10000;
+	doca_error_t st;
 	uint32_t len;
 	int fd = -1;
 
 	assert_int_equal(softdoca_dev_pcie_link(A.dev, &link), DOCA_SUCCESS);
-	assert_int_equal(comch_connect(&link, NAME, &fd, secret), DOCA_SUCCESS);
+	while ((st = comch_connect(&link, NAME, &fd, secret)) == DOCA_ERROR_NOT_FOUND && pe == NULL &&
+	       now_ms() < end)
+		usleep(1000);
+	assert_int_equal(st, DOCA_SUCCESS);
 	assert_int_equal(comch_chan_init(chan, fd), DOCA_SUCCESS);
 	len = comch_hello_encode(hello, COMCH_MAX_MSG_SIZE, 16, NAME, (uint16_t)strlen(NAME), secret);
 	assert_int_equal(comch_chan_send(chan, COMCH_FRAME_HELLO, hello, len), DOCA_SUCCESS);
 	for (;;) {
-		doca_error_t st = comch_chan_recv(chan, COMCH_MAX_MSG_SIZE, "raw", &f);
-
+		st = comch_chan_recv(chan, COMCH_MAX_MSG_SIZE, "raw", &f);
 		if (st == DOCA_SUCCESS) {
 			assert_int_equal(f.type, COMCH_FRAME_WELCOME);
 			break;
 		}
 		assert_int_equal(st, DOCA_ERROR_AGAIN);
 		assert_true(now_ms() < end);
-		(void)doca_pe_progress(A.pe);
+		if (pe != NULL)
+			(void)doca_pe_progress(pe);
+		else
+			usleep(100);
 	}
 	return fd;
+}
+
+static int raw_client(uint8_t secret[COMCH_SECRET_LEN], struct comch_chan *chan)
+{
+	return raw_client_on(A.pe, secret, chan);
 }
 
 /* The server drops the raw connection within ms (EOF/reset seen). */
@@ -723,9 +772,10 @@ static bool raw_dropped(struct comch_chan *chan, uint64_t ms)
 	return false;
 }
 
-/* A queue as a consumer makes it, optionally spoiled. */
+/* A queue as a consumer makes it, optionally spoiled: bell[1] is the
+ * doorbell handed to the producer, bell[0] the consumer's end. */
 struct raw_queue {
-	int memfd, evfd;
+	int memfd, bell[2];
 	uint8_t *map;
 	size_t len;
 };
@@ -748,15 +798,15 @@ static void raw_queue_make(struct raw_queue *q, uint32_t slots, uint32_t slot_si
 	h->slots = slots;
 	h->slot_size = slot_size;
 	h->imm_max = IMM_LEN;
-	q->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	assert_true(q->evfd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, q->bell), 0);
 }
 
 static void raw_queue_free(struct raw_queue *q)
 {
 	munmap(q->map, q->len);
 	close(q->memfd);
-	close(q->evfd);
+	close(q->bell[0]);
+	close(q->bell[1]);
 }
 
 static void raw_announce(struct comch_chan *chan, uint32_t id, uint32_t slots, uint32_t slot_size, int fd0, int fd1,
@@ -788,16 +838,16 @@ static void hostile_case(int variant)
 		break;
 	case 1: /* not sealed: could shrink under the mapping */
 	case 2: /* not the announced size */
-		raw_announce(&chan, 5, 4, 64, q.memfd, q.evfd, 2);
+		raw_announce(&chan, 5, 4, 64, q.memfd, q.bell[1], 2);
 		break;
 	case 3: /* a pipe for the doorbell */
 		raw_announce(&chan, 5, 4, 64, q.memfd, pipefd[1], 2);
 		break;
 	case 4: /* header says other dimensions */
-		raw_announce(&chan, 5, 2, 128, q.memfd, q.evfd, 2);
+		raw_announce(&chan, 5, 2, 128, q.memfd, q.bell[1], 2);
 		break;
 	case 5: { /* a MSG carrying a descriptor */
-		int fds[1] = {q.evfd};
+		int fds[1] = {q.bell[1]};
 
 		assert_int_equal(comch_chan_send_fds(&chan, COMCH_FRAME_MSG, "x", 1, fds, 1), DOCA_SUCCESS);
 		break;
@@ -806,6 +856,23 @@ static void hostile_case(int variant)
 		uint8_t p[4] = {9, 0, 0, 0};
 
 		assert_int_equal(comch_chan_send(&chan, COMCH_FRAME_CONSUMER_GONE, p, 4), DOCA_SUCCESS);
+		break;
+	}
+	case 7: { /* an eventfd for the doorbell: its owner can make writes block */
+		int evfd = eventfd(0, EFD_CLOEXEC);
+
+		assert_true(evfd >= 0);
+		raw_announce(&chan, 5, 4, 64, q.memfd, evfd, 2);
+		close(evfd);
+		break;
+	}
+	case 8: { /* a stream socket for the doorbell */
+		int sp[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+		raw_announce(&chan, 5, 4, 64, q.memfd, sp[1], 2);
+		close(sp[0]);
+		close(sp[1]);
 		break;
 	}
 	default:
@@ -833,7 +900,7 @@ static void test_hostile_frames(void **state)
 	/* Warm up whatever the library opens once. */
 	hostile_case(0);
 	fds_before = count_fds();
-	for (int v = 0; v <= 6; v++)
+	for (int v = 0; v <= 8; v++)
 		hostile_case(v);
 	assert_int_equal(A.new_consumers, 0);
 	assert_int_equal(count_fds(), fds_before); /* every descriptor they sent was closed */
@@ -844,7 +911,7 @@ static void test_hostile_frames(void **state)
 	raw_client(secret, &chan);
 	assert_true(progress_until(A.pe, &A.connects, fds_before + 1, 3000));
 	raw_queue_make(&q, 4, BUF_SIZE, true, 0);
-	raw_announce(&chan, 5, 4, BUF_SIZE, q.memfd, q.evfd, 2);
+	raw_announce(&chan, 5, 4, BUF_SIZE, q.memfd, q.bell[1], 2);
 	assert_true(progress_until(A.pe, &A.new_consumers, 1, 3000));
 	assert_int_equal(A.remote_id, 5);
 	producer_open();
@@ -889,7 +956,7 @@ static void test_hostile_producer(void **state)
 	uint64_t end;
 	uint8_t *map;
 	size_t len;
-	int memfd = -1, evfd = -1;
+	int memfd = -1, bell = -1;
 
 	(void)state;
 	side_server_open();
@@ -912,7 +979,7 @@ static void test_hostile_producer(void **state)
 		assert_int_equal(f.u.consumer.slot_size, N_BUFS * BUF_SIZE);
 		assert_int_equal(f.u.consumer.imm_max, IMM_LEN);
 		memfd = f.fds[0];
-		evfd = f.fds[1];
+		bell = f.fds[1];
 	}
 	len = comch_queue_size(N_BUFS, N_BUFS * BUF_SIZE);
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
@@ -934,9 +1001,93 @@ static void test_hostile_producer(void **state)
 	consumer_close(A.pe);
 	munmap(map, len);
 	close(memfd);
-	close(evfd);
+	close(bell);
 	comch_chan_fini(&chan);
 	side_close();
+}
+
+/* Wait up to ms for child pid to exit; its wait status, or -1 (then it
+ * was killed). */
+static int child_wait(pid_t pid, uint64_t ms)
+{
+	uint64_t end = now_ms() + ms;
+	int status;
+
+	while (now_ms() < end) {
+		pid_t got = waitpid(pid, &status, WNOHANG);
+
+		assert_true(got == 0 || got == pid);
+		if (got == pid)
+			return status;
+		usleep(1000);
+	}
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return -1;
+}
+
+/* A hostile consumer whose doorbell its owner has made block: a blocking
+ * eventfd at its largest count (refused: only a datagram socket is a
+ * doorbell), or a blocking datagram socket whose queue is full (taken:
+ * sends ring it without ever waiting). The producer is in another
+ * process, so a blocked one shows as a child that never exits. */
+static void doorbell_case(bool use_eventfd)
+{
+	uint8_t secret[COMCH_SECRET_LEN];
+	struct comch_chan chan;
+	struct raw_queue q;
+	int bell, status;
+	pid_t pid;
+
+	memset(&A, 0, sizeof(A));
+	A.dev = open_dev_n(0);
+	assert_non_null(A.dev);
+	pid = spawn_child("doorbell-victim");
+	assert_true(pid > 0);
+	raw_client_on(NULL, secret, &chan);
+	raw_queue_make(&q, N_BUFS, BUF_SIZE, true, 0);
+	for (uint32_t i = 0; i < N_BUFS; i++)
+		*(uint32_t *)(void *)(q.map + comch_queue_cap_off() + i * sizeof(uint32_t)) = BUF_SIZE;
+	atomic_store(&((struct comch_queue_hdr *)(void *)q.map)->posted, (uint32_t)N_BUFS);
+	if (use_eventfd) {
+		uint64_t most = 0xfffffffffffffffeull; /* one more and write() waits */
+
+		bell = eventfd(0, EFD_CLOEXEC); /* blocking */
+		assert_true(bell >= 0);
+		assert_int_equal(write(bell, &most, sizeof(most)), sizeof(most));
+	} else {
+		bell = dup(q.bell[1]);
+		assert_true(bell >= 0);
+		while (send(bell, "x", 1, MSG_DONTWAIT) == 1)
+			; /* until the consumer's end holds no more */
+		assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+		/* O_NONBLOCK off on the file the producer gets. */
+		assert_int_equal(fcntl(bell, F_SETFL, fcntl(bell, F_GETFL) & ~O_NONBLOCK), 0);
+	}
+	raw_announce(&chan, 5, N_BUFS, BUF_SIZE, q.memfd, bell, 2);
+	status = child_wait(pid, 15000);
+	if (status == -1) {
+		dir_clear(); /* the killed server's files */
+		fail_msg("the producer blocked on a doorbell its peer controls");
+	}
+	assert_true(WIFEXITED(status));
+	if (use_eventfd) {
+		assert_int_equal(WEXITSTATUS(status), VICTIM_REFUSED);
+	} else {
+		assert_int_equal(WEXITSTATUS(status), VICTIM_SENT);
+		assert_int_equal(atomic_load(&((struct comch_queue_hdr *)(void *)q.map)->produced), N_BUFS);
+	}
+	close(bell);
+	raw_queue_free(&q);
+	comch_chan_fini(&chan);
+	assert_int_equal(doca_dev_close(A.dev), DOCA_SUCCESS);
+}
+
+static void test_hostile_doorbell(void **state)
+{
+	(void)state;
+	doorbell_case(true);
+	doorbell_case(false);
 }
 
 /* One process: server and client on one PE, a consumer on the client's
@@ -1128,6 +1279,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_killed_server, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_frames, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_producer, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_hostile_doorbell, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_other_function_unreached, setup_dir, teardown_dir),
