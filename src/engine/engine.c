@@ -32,6 +32,7 @@
 #include "engine_internal.h"
 #include "link_tcp.h"
 #include "link_ucx.h"
+#include "ucx_tls.h"
 
 SDK_LOG_REGISTER(ENGINE)
 
@@ -145,82 +146,27 @@ atomic_ulong engine_tsan_answers;
 
 /* ---- transports -------------------------------------------------------- */
 
-/* Which links a worker gets, by UCX_TLS: UCX keeps the shared-memory
- * transports the user allows (never SysV, whose segments other users of
- * the group can write), and TCP, when asked for, is softdoca's own link:
- * UCX never gets it. */
-struct engine_transports {
-	bool shm;          /* a UCX link */
-	bool tcp;          /* a TCP link */
-	char ucx_tls[256]; /* what UCX is told (UCX_TLS syntax) */
-};
+/* Which links a worker gets, by UCX_TLS (ucx_tls.c): UCX keeps the
+ * shared-memory transports no other user can write (never SysV), and is
+ * used when one that carries messages (posix) is left; TCP, when asked
+ * for, is softdoca's own link: UCX never gets it. The host's optional
+ * transports are probed once. */
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static struct ucx_tls tls_choice;
 
-static bool tls_token_is(const char *tok, size_t len, const char *name)
+static void tls_choose(void)
 {
-	return strlen(name) == len && strncmp(tok, name, len) == 0;
+	ucx_tls_choose(getenv("UCX_TLS"), ucx_tls_host(), &tls_choice);
+	if (tls_choice.dropped[0] != '\0')
+		SDK_LOG_INFO("UCX_TLS: softdoca gives UCX \"%s\"; left out: %s (tcp is softdoca's own link; "
+			     "shared memory other users could write is never used)",
+			     tls_choice.list, tls_choice.dropped);
 }
 
-static bool tls_token_shm(const char *tok, size_t len)
+static const struct ucx_tls *engine_transports(void)
 {
-	return tls_token_is(tok, len, "sm") || tls_token_is(tok, len, "shm") || tls_token_is(tok, len, "posix") ||
-	       tls_token_is(tok, len, "cma") || tls_token_is(tok, len, "xpmem") || tls_token_is(tok, len, "knem") ||
-	       tls_token_is(tok, len, "mm") || tls_token_is(tok, len, "all");
-}
-
-/* Append "tok" (len bytes) to the list being made, keeping reserve
- * bytes free; false when it does not fit (the token is left out). */
-static bool tls_append(struct engine_transports *t, size_t *out, const char *tok, size_t len, size_t reserve)
-{
-	bool first = *out == 0 || (*out == 1 && t->ucx_tls[0] == '^');
-
-	if (*out + len + 1 + reserve >= sizeof(t->ucx_tls))
-		return false;
-	if (!first)
-		t->ucx_tls[(*out)++] = ',';
-	memcpy(t->ucx_tls + *out, tok, len);
-	*out += len;
-	t->ucx_tls[*out] = '\0';
-	return true;
-}
-
-static void engine_transports_read(struct engine_transports *t)
-{
-	const char *tls = getenv("UCX_TLS");
-	bool negate;
-	size_t out = 0;
-
-	memset(t, 0, sizeof(*t));
-	if (tls == NULL || tls[0] == '\0' || strcmp(tls, "all") == 0) {
-		t->shm = t->tcp = true;
-		snprintf(t->ucx_tls, sizeof(t->ucx_tls), "^tcp,sysv");
-		return;
-	}
-	negate = tls[0] == '^';
-	if (negate) {
-		tls++;
-		t->shm = t->tcp = true;
-		t->ucx_tls[out++] = '^';
-	}
-	for (const char *tok = tls; *tok != '\0';) {
-		size_t len = strcspn(tok, ",");
-		bool tcp = tls_token_is(tok, len, "tcp"), sysv = tls_token_is(tok, len, "sysv");
-
-		if (negate) {
-			/* Without posix (or all of sm) UCX has no shared-memory
-			 * transport for messages: cma, knem, xpmem only move bulk. */
-			t->tcp &= !tcp && !tls_token_is(tok, len, "all");
-			t->shm &= !(tls_token_shm(tok, len) && !tls_token_is(tok, len, "xpmem") &&
-				    !tls_token_is(tok, len, "knem") && !tls_token_is(tok, len, "cma"));
-		} else {
-			t->tcp |= tcp || tls_token_is(tok, len, "all");
-			t->shm |= tls_token_shm(tok, len);
-		}
-		if (!tcp && !sysv && len > 0)
-			(void)tls_append(t, &out, tok, len, 10); /* room for ",tcp,sysv" */
-		tok += len + (tok[len] == ',');
-	}
-	if (negate)
-		(void)tls_append(t, &out, "tcp,sysv", 8, 0);
+	pthread_once(&tls_once, tls_choose);
+	return &tls_choice;
 }
 
 /* ---- the service thread -------------------------------------------- */
@@ -822,25 +768,23 @@ static void svc_quiesce(void)
 
 /* ---- workers ---------------------------------------------------------- */
 
-/* The links UCX_TLS asks for (engine_transports_read). */
+/* The links UCX_TLS asks for (engine_transports). */
 static doca_error_t worker_open_links(struct engine_worker *w, struct doca_dev *dev)
 {
-	struct engine_transports t;
+	const struct ucx_tls *t = engine_transports();
 	doca_error_t status;
 
-	engine_transports_read(&t);
-	if (!t.shm && !t.tcp) {
-		SDK_LOG_ERR("UCX_TLS=\"%.64s\" names no transport softdoca can use: it needs shared memory (sm, posix) "
-			    "for peers on this host or tcp",
-			    getenv("UCX_TLS"));
+	if (!t->posix && !t->tcp) {
+		SDK_LOG_ERR("UCX_TLS names no transport softdoca can use: it needs shared memory (sm or posix) for "
+			    "peers on this host, or tcp");
 		return DOCA_ERROR_DRIVER;
 	}
-	if (t.shm) {
-		status = link_ucx_open(w, dev, t.ucx_tls);
+	if (t->posix) {
+		status = link_ucx_open(w, dev, t->list);
 		if (status != DOCA_SUCCESS)
 			return status;
 	}
-	if (t.tcp)
+	if (t->tcp)
 		return link_tcp_open(w, dev, w->conf.gid_index);
 	return DOCA_SUCCESS;
 }
