@@ -23,9 +23,10 @@
  * message level prints nowhere.
  *
  * Until the program creates an SDK backend, an implicit one writes SDK
- * messages to stderr, so a library error is never lost: it prints ERROR and
- * more severe, or everything within the global SDK limit once that limit was
- * chosen (DOCA_LOG_LEVEL, doca_log_level_set_global_sdk_limit).
+ * messages to stderr, so a library error or warning is never lost: it
+ * prints WARNING and more severe, or everything within the global SDK limit
+ * once that limit was chosen (DOCA_LOG_LEVEL, --sdk-log-level,
+ * doca_log_level_set_global_sdk_limit).
  *
  * Threads: one recursive mutex guards the registry, the backend list and
  * the output; the "would anything print?" checks are atomic loads only.
@@ -64,9 +65,17 @@ SDK_LOG_REGISTER(SOFTDOCA::LOG)
 #define LOG_MAX_BACKENDS 128
 #define LOG_TRUNC_MARK "..."
 #define LOG_ENV_LEVEL "DOCA_LOG_LEVEL"
+/* DOCA's default global SDK limit (doca_log.h: "Default value of the level
+ * limit is DOCA_LOG_LEVEL_INFO"): SDK backends a program creates start there. */
 #define LOG_SDK_DEFAULT DOCA_LOG_LEVEL_INFO
-/* What the implicit stderr backend prints when nobody chose an SDK level. */
-#define LOG_IMPLICIT_DEFAULT DOCA_LOG_LEVEL_ERROR
+/* What the implicit stderr backend prints when nobody chose an SDK level:
+ * WARNING, the level NVIDIA's samples give the stderr SDK backend they
+ * create (doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING)
+ * in their mains). The implicit backend stands in for that backend, and the
+ * warnings docs/troubleshooting.md explains (a PE nobody progresses, FULL,
+ * a connection left unanswered, a malformed setting) must reach a program
+ * that made none; INFO lines stay quiet until a level is chosen. */
+#define LOG_IMPLICIT_DEFAULT DOCA_LOG_LEVEL_WARNING
 
 enum log_source_kind {
 	LOG_SOURCE_FREE = 0,

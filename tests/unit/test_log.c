@@ -148,8 +148,13 @@ static void test_implicit_sdk_stderr(void **state)
 	assert_int_equal(doca_log_level_get_global_sdk_limit(), DOCA_LOG_LEVEL_INFO);
 	redirect_begin(&r, STDERR_FILENO);
 	SDK_MSG(DOCA_LOG_LEVEL_ERROR, "implicit-error-%d", 1);
+	SDK_MSG(DOCA_LOG_LEVEL_WARNING, "implicit-warning-%d", 1);
 	SDK_MSG(DOCA_LOG_LEVEL_INFO, "implicit-info-%d", 1);
 	DOCA_LOG_ERR("program-error-%d", 1); /* no program backend: goes nowhere */
+	/* A level chosen in the environment overrides the default both ways. */
+	setenv("DOCA_LOG_LEVEL", "error", 1);
+	assert_int_equal(softdoca_log_reload_env(), DOCA_SUCCESS);
+	SDK_MSG(DOCA_LOG_LEVEL_WARNING, "implicit-warning-%d", 2);
 	setenv("DOCA_LOG_LEVEL", "debug", 1);
 	assert_int_equal(softdoca_log_reload_env(), DOCA_SUCCESS);
 	SDK_MSG(DOCA_LOG_LEVEL_DEBUG, "implicit-debug-%d", 1);
@@ -160,6 +165,10 @@ static void test_implicit_sdk_stderr(void **state)
 
 	assert_non_null(strstr(out, "implicit-error-1"));
 	assert_non_null(strstr(out, "[TEST::SDK]"));
+	/* WARNING shows at the default level (docs/troubleshooting.md), INFO not. */
+	assert_non_null(strstr(out, "[WARN][TEST::SDK]"));
+	assert_non_null(strstr(out, "implicit-warning-1"));
+	assert_null(strstr(out, "implicit-warning-2"));
 	assert_null(strstr(out, "implicit-info-1"));
 	assert_null(strstr(out, "program-error-1"));
 	assert_non_null(strstr(out, "implicit-debug-1"));
