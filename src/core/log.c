@@ -454,6 +454,21 @@ static const char *path_base(const char *path)
 	return slash == NULL ? path : slash + 1;
 }
 
+/* The library's messages quote text it was given: names and values from a
+ * -j file, a peer, the environment. A control character there (a newline,
+ * a terminal escape) could forge a log line or rewrite the terminal, so
+ * each becomes '?' (tabs stay). Program messages are printed as written,
+ * as DOCA does. */
+static void line_defang(struct log_line *l, size_t from)
+{
+	for (size_t i = from; i < l->len; i++) {
+		unsigned char c = (unsigned char)l->text[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			l->text[i] = '?';
+	}
+}
+
 /* Caller holds log_lock (for the source name). */
 static void line_format(struct log_line *l, uint32_t level, int source, const char *fname, int line,
 			const char *func, const char *format, va_list ap)
@@ -461,6 +476,7 @@ static void line_format(struct log_line *l, uint32_t level, int source, const ch
 	struct timespec now;
 	struct tm tm;
 	char tmp[16];
+	size_t message;
 
 	l->len = 0;
 	l->truncated = false;
@@ -471,11 +487,14 @@ static void line_format(struct log_line *l, uint32_t level, int source, const ch
 	l->body = l->len;
 	line_append(l, "[%s][%s][%s:%d][%s] ", level_name(level, tmp, sizeof(tmp)),
 		    source_name_locked(source), path_base(fname), line, func == NULL ? "?" : func);
+	message = l->len;
 	line_vappend(l, format, ap);
 
 	/* The line gets exactly one newline, whatever the message ended in. */
 	while (l->len > l->body && l->text[l->len - 1] == '\n')
 		l->len--;
+	if (source_kind(source) == LOG_SOURCE_SDK)
+		line_defang(l, message);
 	if (l->truncated && l->len >= sizeof(LOG_TRUNC_MARK) - 1)
 		memcpy(l->text + l->len - (sizeof(LOG_TRUNC_MARK) - 1), LOG_TRUNC_MARK,
 		       sizeof(LOG_TRUNC_MARK) - 1);

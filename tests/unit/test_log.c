@@ -586,6 +586,25 @@ static void test_truncation(void **state)
 	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(b), DOCA_SUCCESS);
 }
 
+/* Text the library quotes (a -j file's key, a peer's name) cannot forge a
+ * line or send the terminal escapes: control characters in SDK messages
+ * become '?', tabs stay; program messages print as written. */
+static void test_sdk_control_characters(void **state)
+{
+	static struct capture sdk_c, prog_c;
+
+	(void)state;
+	capture_backend(&sdk_c, true);
+	capture_backend(&prog_c, false);
+	SDK_MSG(DOCA_LOG_LEVEL_ERROR, "unknown key \"%s\"", "a\n[00:00:00.000000][1][1][ERROR] forged\x1b[2J\tz\x7f\r");
+	assert_int_equal(sdk_c.lines, 1);
+	assert_non_null(strstr(sdk_c.text, "unknown key \"a?[00:00:00.000000][1][1][ERROR] forged?[2J\tz??\"\n"));
+	assert_int_equal(strchr(sdk_c.text, '\n') - sdk_c.text, (long)sdk_c.len - 1);
+	assert_null(strchr(sdk_c.text, 0x1b));
+	DOCA_LOG_ERR("program text\nas written");
+	assert_non_null(strstr(prog_c.text, "program text\nas written\n"));
+}
+
 static void test_fd_and_file_backends(void **state)
 {
 	struct doca_log_backend *b = NULL;
@@ -1088,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_null_args),
 		cmocka_unit_test(test_env_parsing),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_sdk_control_characters),
 		cmocka_unit_test(test_fd_and_file_backends),
 		cmocka_unit_test(test_syslog_backends),
 		cmocka_unit_test(test_reentrant_callback),
