@@ -366,10 +366,12 @@ static doca_error_t trace_write(void)
 #define TRACE_WHY_SIZE 256
 
 /* Where the walk is: the directory reached, and what is left of the path
- * (links met on the way are spliced in front of what is left). */
+ * (links met on the way are spliced in front of what is left, into the
+ * other buffer). */
 struct trace_walk {
 	int dirfd;
-	char *rest;
+	char *rest;	  /* points into buf[cur] */
+	unsigned int cur;
 	char buf[2][8192];
 	unsigned int links;
 	char why[TRACE_WHY_SIZE];
@@ -419,7 +421,7 @@ static int trace_link_trusted(struct trace_walk *w, const char *name, uid_t link
 /* Splice the target of link fd (named name) in front of what is left. */
 static int trace_walk_link(struct trace_walk *w, int fd, const char *name)
 {
-	char *target = w->buf[w->rest == w->buf[0] ? 1 : 0];
+	char *target = w->buf[!w->cur];
 	size_t room = sizeof(w->buf[0]);
 	size_t left = strlen(w->rest);
 	ssize_t n;
@@ -434,6 +436,7 @@ static int trace_walk_link(struct trace_walk *w, int fd, const char *name)
 	target[n] = '/';
 	memcpy(target + n + 1, w->rest, left + 1);
 	w->rest = target;
+	w->cur = !w->cur;
 	if (target[0] == '/')
 		trace_walk_cd(w, open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
 	return w->dirfd >= 0 ? 0 : trace_refuse(w, "cannot open /: %s", strerror(errno));
@@ -474,6 +477,7 @@ static const char *trace_walk_dirs(struct trace_walk *w, const char *path)
 	char name[256];
 	char *slash;
 
+	w->cur = 0;
 	w->rest = w->buf[0];
 	snprintf(w->rest, sizeof(w->buf[0]), "%s", path);
 	w->dirfd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -93,9 +93,10 @@ static void read_all(FILE *f, char *buf, size_t size)
 	fclose(f);
 }
 
-/* Run this program as a child in mode with SOFTDOCA_TRACE=trace (the
- * child's umask 0, so the mode it asks for is the mode it gets). */
-static void run_child(const char *trace, const char *mode, struct child_run *r)
+/* Run this program as a child in mode with SOFTDOCA_TRACE=trace, in
+ * directory cwd (NULL: ours), with umask 0 so that the mode it asks for is
+ * the mode it gets. */
+static void run_child_in(const char *cwd, const char *trace, const char *mode, struct child_run *r)
 {
 	FILE *out = tmpfile();
 	FILE *err = tmpfile();
@@ -111,6 +112,8 @@ static void run_child(const char *trace, const char *mode, struct child_run *r)
 		    unsetenv("SOFTDOCA_TRACE_EVENTS") != 0 || unsetenv("DOCA_LOG_LEVEL") != 0)
 			_exit(126);
 		if (dup2(fileno(out), STDOUT_FILENO) < 0 || dup2(fileno(err), STDERR_FILENO) < 0)
+			_exit(126);
+		if (cwd != NULL && chdir(cwd) != 0)
 			_exit(126);
 		umask(0);
 		alarm(CHILD_ALARM_S); /* kept across exec */
@@ -129,6 +132,11 @@ static void run_child(const char *trace, const char *mode, struct child_run *r)
 		print_message("child (%s, %s) exited %d; stderr:\n%s\n", mode, trace, WEXITSTATUS(r->status),
 			      r->err);
 	assert_int_equal(WEXITSTATUS(r->status), 0);
+}
+
+static void run_child(const char *trace, const char *mode, struct child_run *r)
+{
+	run_child_in(NULL, trace, mode, r);
 }
 
 static char *path_of(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -337,19 +345,34 @@ static void test_stranger_link_in_path_refused(void **state)
 	assert_refused(&r, path, "symbolic link of uid 65534");
 }
 
-/* A link of our own on the way is followed: links in a path are fine
- * when nobody else could have made them. */
+/* Links of our own on the way are followed: links in a path are fine
+ * when nobody else could have made them. Relative ones, absolute ones,
+ * chains of them, "." and ".." on the way, from short relative paths too. */
 static void test_own_link_in_path_followed(void **state)
 {
-	char real[128], via[128], path[160], written[160];
+	char real[128], sub[128], link[160], path[160], written[160];
 	struct child_run r;
 
 	(void)state;
 	assert_int_equal(mkdir(path_of(real, sizeof(real), "%s/real", work), 0700), 0);
-	assert_int_equal(symlink("real", path_of(via, sizeof(via), "%s/via", work)), 0);
+	assert_int_equal(mkdir(path_of(sub, sizeof(sub), "%s/sub", real), 0700), 0);
+	assert_int_equal(symlink("real", path_of(link, sizeof(link), "%s/via", work)), 0);
 	run_child(path_of(path, sizeof(path), "%s/./via//t.json", work), "ctx", &r);
 	assert_non_null(strstr(r.out, "flush=DOCA_SUCCESS"));
 	assert_trace_file(path_of(written, sizeof(written), "%s/t.json", real));
+
+	/* v -> w -> via -> real, then an absolute link back into real. */
+	assert_int_equal(symlink("w", path_of(link, sizeof(link), "%s/v", work)), 0);
+	assert_int_equal(symlink("via/", path_of(link, sizeof(link), "%s/w", work)), 0);
+	assert_int_equal(symlink(sub, path_of(link, sizeof(link), "%s/abs", real)), 0);
+	run_child_in(work, "v/t2.json", "ctx", &r);
+	assert_non_null(strstr(r.out, "flush=DOCA_SUCCESS"));
+	assert_trace_file(path_of(written, sizeof(written), "%s/t2.json", real));
+	run_child_in(work, "v/abs/../abs/t3.json", "ctx", &r);
+	assert_non_null(strstr(r.out, "flush=DOCA_SUCCESS"));
+	assert_trace_file(path_of(written, sizeof(written), "%s/t3.json", sub));
+	run_child_in(real, "t4.json", "ctx", &r);
+	assert_trace_file(path_of(written, sizeof(written), "%s/t4.json", real));
 }
 
 /* A new file is created 0600 (whatever the umask allows) and holds a
