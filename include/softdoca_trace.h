@@ -4,7 +4,9 @@
  * With SOFTDOCA_TRACE=<file> in the environment, softdoca records every
  * task, context state change and connection event in a bounded ring and
  * writes it to that file as Chrome / Perfetto trace-event JSON when the
- * program exits. softdoca_trace_flush() writes it now, for a program
+ * program exits. The variable is read, and the file opened (created 0600,
+ * never through a symbolic link, refused unless it is a regular file of
+ * the caller's), when the program creates its first context. softdoca_trace_flush() writes it now, for a program
  * that does not exit (a server) or wants a snapshot; recording goes on
  * and a later flush or the exit rewrites the file with the ring as it
  * is then. The README's "Timeline" section describes the events.
@@ -22,8 +24,9 @@
 extern "C" {
 #endif
 
-/* Write the trace file now. DOCA_ERROR_BAD_STATE when tracing is off
- * (SOFTDOCA_TRACE unset or refused at start), DOCA_ERROR_IO_FAILED when
+/* Write the trace file now (starting tracing if no context did yet).
+ * DOCA_ERROR_BAD_STATE when tracing is off (SOFTDOCA_TRACE unset, or its
+ * file refused: a log line says why), DOCA_ERROR_IO_FAILED when
  * the file cannot be written (a log line says why). Any thread;
  * recording waits while the file is written. */
 doca_error_t softdoca_trace_flush(void);

@@ -47,6 +47,8 @@ struct argp_json_value {
 
 struct argp_json_member {
 	char *key;
+	unsigned int key_line; /* where the key starts, for messages */
+	unsigned int key_col;
 	struct argp_json_value value;
 };
 

@@ -23,9 +23,10 @@
  * message level prints nowhere.
  *
  * Until the program creates an SDK backend, an implicit one writes SDK
- * messages to stderr, so a library error is never lost: it prints ERROR and
- * more severe, or everything within the global SDK limit once that limit was
- * chosen (DOCA_LOG_LEVEL, doca_log_level_set_global_sdk_limit).
+ * messages to stderr, so a library error or warning is never lost: it
+ * prints WARNING and more severe, or everything within the global SDK limit
+ * once that limit was chosen (DOCA_LOG_LEVEL, --sdk-log-level,
+ * doca_log_level_set_global_sdk_limit).
  *
  * Threads: one recursive mutex guards the registry, the backend list and
  * the output; the "would anything print?" checks are atomic loads only.
@@ -64,9 +65,17 @@ SDK_LOG_REGISTER(SOFTDOCA::LOG)
 #define LOG_MAX_BACKENDS 128
 #define LOG_TRUNC_MARK "..."
 #define LOG_ENV_LEVEL "DOCA_LOG_LEVEL"
+/* DOCA's default global SDK limit (doca_log.h: "Default value of the level
+ * limit is DOCA_LOG_LEVEL_INFO"): SDK backends a program creates start there. */
 #define LOG_SDK_DEFAULT DOCA_LOG_LEVEL_INFO
-/* What the implicit stderr backend prints when nobody chose an SDK level. */
-#define LOG_IMPLICIT_DEFAULT DOCA_LOG_LEVEL_ERROR
+/* What the implicit stderr backend prints when nobody chose an SDK level:
+ * WARNING, the level NVIDIA's samples give the stderr SDK backend they
+ * create (doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING)
+ * in their mains). The implicit backend stands in for that backend, and the
+ * warnings docs/troubleshooting.md explains (a PE nobody progresses, FULL,
+ * a connection left unanswered, a malformed setting) must reach a program
+ * that made none; INFO lines stay quiet until a level is chosen. */
+#define LOG_IMPLICIT_DEFAULT DOCA_LOG_LEVEL_WARNING
 
 enum log_source_kind {
 	LOG_SOURCE_FREE = 0,
@@ -445,6 +454,21 @@ static const char *path_base(const char *path)
 	return slash == NULL ? path : slash + 1;
 }
 
+/* The library's messages quote text it was given: names and values from a
+ * -j file, a peer, the environment. A control character there (a newline,
+ * a terminal escape) could forge a log line or rewrite the terminal, so
+ * each becomes '?' (tabs stay). Program messages are printed as written,
+ * as DOCA does. */
+static void line_defang(struct log_line *l, size_t from)
+{
+	for (size_t i = from; i < l->len; i++) {
+		unsigned char c = (unsigned char)l->text[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			l->text[i] = '?';
+	}
+}
+
 /* Caller holds log_lock (for the source name). */
 static void line_format(struct log_line *l, uint32_t level, int source, const char *fname, int line,
 			const char *func, const char *format, va_list ap)
@@ -452,6 +476,7 @@ static void line_format(struct log_line *l, uint32_t level, int source, const ch
 	struct timespec now;
 	struct tm tm;
 	char tmp[16];
+	size_t message;
 
 	l->len = 0;
 	l->truncated = false;
@@ -462,11 +487,14 @@ static void line_format(struct log_line *l, uint32_t level, int source, const ch
 	l->body = l->len;
 	line_append(l, "[%s][%s][%s:%d][%s] ", level_name(level, tmp, sizeof(tmp)),
 		    source_name_locked(source), path_base(fname), line, func == NULL ? "?" : func);
+	message = l->len;
 	line_vappend(l, format, ap);
 
 	/* The line gets exactly one newline, whatever the message ended in. */
 	while (l->len > l->body && l->text[l->len - 1] == '\n')
 		l->len--;
+	if (source_kind(source) == LOG_SOURCE_SDK)
+		line_defang(l, message);
 	if (l->truncated && l->len >= sizeof(LOG_TRUNC_MARK) - 1)
 		memcpy(l->text + l->len - (sizeof(LOG_TRUNC_MARK) - 1), LOG_TRUNC_MARK,
 		       sizeof(LOG_TRUNC_MARK) - 1);

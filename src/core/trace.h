@@ -4,8 +4,11 @@
  * trace-event JSON at exit or on softdoca_trace_flush().
  *
  * When tracing is off every hook costs one predictable branch on
- * softdoca_trace_on (a plain bool set once before main); the recording
- * functions are out of line and only then take the ring's lock.
+ * softdoca_trace_on (a plain bool set once, when the first context is
+ * created: trace.c says why then); the recording functions are out of line
+ * and only then take the ring's lock. The file is opened once, without
+ * following a link another user could have planted, and must be a regular
+ * file of the caller's (trace.c, "opening the file").
  *
  * Tracks (Chrome "tid"): each context has one (ctx->trace_tid) for its
  * state changes and the tasks that belong to no connection (receives);
@@ -36,7 +39,8 @@ struct doca_ctx;
 /* Monotonic nanoseconds, the timeline's clock. */
 SOFTDOCA_EXPORT uint64_t softdoca_trace_now(void);
 /* A track (tid) for a new context, in [1, SOFTDOCA_TRACE_CTX_TRACKS]
- * (wrapping); 0 when tracing is off. */
+ * (wrapping); 0 when tracing is off. The first call starts tracing (reads
+ * SOFTDOCA_TRACE, opens the file): every context init calls it first. */
 #define SOFTDOCA_TRACE_CTX_TRACKS 32767u
 SOFTDOCA_EXPORT uint32_t softdoca_trace_new_track(void);
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the fuzz targets with clang's libFuzzer (plus ASan/UBSan) and run
-# each for its share of the time budget (a quarter each):
+# each for an equal share of the time budget:
 #   fuzz_parsers  the parsers of untrusted bytes (core and wire code
 #                 compiled in)
 #   fuzz_ucx_addr the UCX worker address check (ucx_addr.c), every address
@@ -12,19 +12,22 @@
 #                 (core and comch compiled in); seeds in
 #                 tests/fuzz/corpus/comch (one valid frame of each type,
 #                 and exchanges with a server and a client)
+#   fuzz_argp_json argp's -j configuration files: the JSON reader alone and
+#                 whole argp sessions (argp and core compiled in), from the
+#                 seeds in tests/fuzz/corpus/argp_json
 # The two UCX targets may connect to whatever a mutated address names (an
 # IP address, a pid for CMA, a shared-memory segment), so they run in
 # private network, pid, IPC and mount namespaces (root and unshare(1)):
 # nothing leaves them. Where those cannot be had they are skipped with a
 # reason.
-# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect comch)
+# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect comch argp)
 # FUZZ_KEEP=DIR keeps the work directory (corpora, crash files) in DIR.
 # Exit: 0 no crash, 1 a crash (its input is printed as hex), 77 skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-20}
 shift || true
-targets=${*:-parsers addr connect comch}
+targets=${*:-parsers addr connect comch argp}
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 if [ -n "${FUZZ_KEEP:-}" ]; then
 	work=$FUZZ_KEEP
@@ -84,7 +87,7 @@ run_target() {
 }
 
 run_parsers() {
-	clang "${cflags[@]}" tests/fuzz/fuzz_parsers.c src/engine/wire.c src/core/*.c -lpthread \
+	clang "${cflags[@]}" tests/fuzz/fuzz_parsers.c src/engine/wire.c src/engine/link_tcp_wire.c src/core/*.c -lpthread \
 		-o "$work/fuzz_parsers" || { echo "fuzz parsers: build failed"; return 1; }
 	mkdir -p "$work/corpus_parsers"
 	# Seeds: a truncated-looking descriptor of each kind.
@@ -94,6 +97,19 @@ run_parsers() {
 	printf '\x03SDPX\x01\x00\x00\x00\x58\x00\x00\x00\x01' >"$work/corpus_parsers/pci"
 	printf '\x04\x03\x00\x01\x00' >"$work/corpus_parsers/req"
 	run_target parsers "$1" "$work/fuzz_parsers" -max_len=4096 "$work/corpus_parsers"
+}
+
+run_argp() {
+	clang "${cflags[@]}" -Isrc/argp tests/fuzz/fuzz_argp_json.c src/argp/*.c src/core/*.c -lpthread \
+		-o "$work/fuzz_argp_json" || { echo "fuzz argp: build failed"; return 1; }
+	mkdir -p "$work/corpus_argp"
+	cp tests/fuzz/corpus/argp_json/* "$work/corpus_argp/"
+	# argp prints its usage on every refused file: the target's stdout
+	# and stderr are closed (libFuzzer and the sanitizers keep theirs).
+	# -max_len: deep nesting, long strings and many keys fit; the 4 MiB
+	# file limit and many keys are test_argp's.
+	run_target argp "$1" "$work/fuzz_argp_json" -max_len=65536 -timeout=10 -close_fd_mask=3 \
+		-dict=tests/fuzz/argp_json.dict "$work/corpus_argp"
 }
 
 # Inside new network (only lo, up), pid, IPC and mount (a private

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1181,6 +1183,9 @@ static void test_json_reader_errors(void **state)
 	} cases[] = {
 		{"{\"a\": 01}", "column 8"},
 		{"{\"a\": 1, \"a\": 2}", "appears twice"},
+		/* The first key seen again, where it is seen again. */
+		{"{\"b\": 1, \"a\": 2, \"b\": 3, \"a\": 4}", "column 18: key \"b\" appears twice"},
+		{"[{\"x\": 1}, {\"y\": [1, {\"z\": 0, \"z\": 0}]}]", "column 31: key \"z\" appears twice"},
 		{"{\"a\": tru}", "column 7"},
 		{"{\"a\": \"x\ny\"}", "control byte"},
 		{"{\"a\": \"\\q\"}", "escape"},
@@ -1243,6 +1248,66 @@ static void test_json_reader_depth(void **state)
 	assert_null(root);
 }
 
+/* A file of JSON_MAX_FILE_SIZE bytes holding n distinct keys (about 350k),
+ * and with its last key a copy of the first when dup; the caller frees it. */
+static char *many_keys(bool dup, size_t *n_out)
+{
+	size_t room = JSON_MAX_FILE_SIZE;
+	char *text = malloc(room + 1);
+	size_t len = 0;
+	size_t n = 0;
+
+	assert_non_null(text);
+	text[len++] = '{';
+	while (len + 32 < room) {
+		len += (size_t)snprintf(text + len, room - len, "%s\"key%zu\":%zu", n > 0 ? "," : "", n, n);
+		n++;
+	}
+	len += (size_t)snprintf(text + len, room - len, "%s}", dup ? ",\"key0\":0" : "");
+	*n_out = n;
+	return text;
+}
+
+/* Parse in a child whose CPU time is bounded: the duplicate-key check of
+ * a 4 MiB object must not take minutes (it was quadratic in the keys: a
+ * hostile file hung the program). Exits 0 when the outcome is right. */
+static void many_keys_child(bool dup)
+{
+	/* SIGXCPU after 20 s of CPU (SIGKILL 5 s later); it needs well under 1 s. */
+	struct rlimit cpu = {.rlim_cur = 20, .rlim_max = 25};
+	char err[ARGP_JSON_ERR_SIZE];
+	struct argp_json_value *root = NULL;
+	doca_error_t status;
+	size_t n;
+	char *text = many_keys(dup, &n);
+
+	if (setrlimit(RLIMIT_CPU, &cpu) != 0)
+		_exit(2);
+	status = argp_json_parse(text, strlen(text), &root, err);
+	if (dup)
+		_exit(status == DOCA_ERROR_INVALID_VALUE && strstr(err, "key \"key0\" appears twice") != NULL ? 0 : 3);
+	_exit(status == DOCA_SUCCESS && root->u.object.count == n ? 0 : 4);
+}
+
+static void test_json_reader_many_keys(void **state)
+{
+	(void)state;
+	for (int dup = 0; dup < 2; dup++) {
+		int wstatus;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0)
+			many_keys_child(dup != 0);
+		assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+		if (WIFSIGNALED(wstatus))
+			fail_msg("parsing %s died of signal %d%s", dup ? "350k keys and a duplicate" : "350k keys",
+				 WTERMSIG(wstatus), WTERMSIG(wstatus) == SIGXCPU ? " (out of CPU time: quadratic?)" : "");
+		assert_true(WIFEXITED(wstatus));
+		assert_int_equal(WEXITSTATUS(wstatus), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1289,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(test_json_reader_values),
 		cmocka_unit_test(test_json_reader_errors),
 		cmocka_unit_test(test_json_reader_depth),
+		cmocka_unit_test(test_json_reader_many_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,8 +148,13 @@ static void test_implicit_sdk_stderr(void **state)
 	assert_int_equal(doca_log_level_get_global_sdk_limit(), DOCA_LOG_LEVEL_INFO);
 	redirect_begin(&r, STDERR_FILENO);
 	SDK_MSG(DOCA_LOG_LEVEL_ERROR, "implicit-error-%d", 1);
+	SDK_MSG(DOCA_LOG_LEVEL_WARNING, "implicit-warning-%d", 1);
 	SDK_MSG(DOCA_LOG_LEVEL_INFO, "implicit-info-%d", 1);
 	DOCA_LOG_ERR("program-error-%d", 1); /* no program backend: goes nowhere */
+	/* A level chosen in the environment overrides the default both ways. */
+	setenv("DOCA_LOG_LEVEL", "error", 1);
+	assert_int_equal(softdoca_log_reload_env(), DOCA_SUCCESS);
+	SDK_MSG(DOCA_LOG_LEVEL_WARNING, "implicit-warning-%d", 2);
 	setenv("DOCA_LOG_LEVEL", "debug", 1);
 	assert_int_equal(softdoca_log_reload_env(), DOCA_SUCCESS);
 	SDK_MSG(DOCA_LOG_LEVEL_DEBUG, "implicit-debug-%d", 1);
@@ -160,6 +165,10 @@ static void test_implicit_sdk_stderr(void **state)
 
 	assert_non_null(strstr(out, "implicit-error-1"));
 	assert_non_null(strstr(out, "[TEST::SDK]"));
+	/* WARNING shows at the default level (docs/troubleshooting.md), INFO not. */
+	assert_non_null(strstr(out, "[WARN][TEST::SDK]"));
+	assert_non_null(strstr(out, "implicit-warning-1"));
+	assert_null(strstr(out, "implicit-warning-2"));
 	assert_null(strstr(out, "implicit-info-1"));
 	assert_null(strstr(out, "program-error-1"));
 	assert_non_null(strstr(out, "implicit-debug-1"));
@@ -575,6 +584,25 @@ static void test_truncation(void **state)
 	/* Silence it for the tests that follow. */
 	assert_int_equal(doca_log_backend_set_level_lower_limit(b, DOCA_LOG_LEVEL_DISABLE), DOCA_SUCCESS);
 	assert_int_equal(doca_log_backend_set_level_lower_limit_strict(b), DOCA_SUCCESS);
+}
+
+/* Text the library quotes (a -j file's key, a peer's name) cannot forge a
+ * line or send the terminal escapes: control characters in SDK messages
+ * become '?', tabs stay; program messages print as written. */
+static void test_sdk_control_characters(void **state)
+{
+	static struct capture sdk_c, prog_c;
+
+	(void)state;
+	capture_backend(&sdk_c, true);
+	capture_backend(&prog_c, false);
+	SDK_MSG(DOCA_LOG_LEVEL_ERROR, "unknown key \"%s\"", "a\n[00:00:00.000000][1][1][ERROR] forged\x1b[2J\tz\x7f\r");
+	assert_int_equal(sdk_c.lines, 1);
+	assert_non_null(strstr(sdk_c.text, "unknown key \"a?[00:00:00.000000][1][1][ERROR] forged?[2J\tz??\"\n"));
+	assert_int_equal(strchr(sdk_c.text, '\n') - sdk_c.text, (long)sdk_c.len - 1);
+	assert_null(strchr(sdk_c.text, 0x1b));
+	DOCA_LOG_ERR("program text\nas written");
+	assert_non_null(strstr(prog_c.text, "program text\nas written\n"));
 }
 
 static void test_fd_and_file_backends(void **state)
@@ -1079,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_null_args),
 		cmocka_unit_test(test_env_parsing),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_sdk_control_characters),
 		cmocka_unit_test(test_fd_and_file_backends),
 		cmocka_unit_test(test_syslog_backends),
 		cmocka_unit_test(test_reentrant_callback),
