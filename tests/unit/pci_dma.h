@@ -71,8 +71,9 @@ static inline void dma_ctx_recover(void)
 	dma_ctx_start();
 }
 
-/* Import the peer's descriptor and set up a DMA context around it. */
-static inline doca_error_t dma_env_open(const struct peer *p)
+/* Import the peer's descriptor (an export of want bytes) and set up a
+ * DMA context around it. */
+static inline doca_error_t dma_env_open(const struct peer *p, size_t want)
 {
 	size_t len;
 	doca_error_t err;
@@ -86,7 +87,7 @@ static inline doca_error_t dma_env_open(const struct peer *p)
 		return err;
 	}
 	assert_int_equal(doca_mmap_get_memrange(E.remote, (void **)&E.remote_addr, &len), DOCA_SUCCESS);
-	assert_int_equal(len, MEM_LEN);
+	assert_int_equal(len, want);
 	assert_int_equal(doca_mmap_create(&E.local), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_set_memrange(E.local, E.mem, MEM_LEN), DOCA_SUCCESS);
 	assert_int_equal(doca_mmap_add_dev(E.local, E.dev), DOCA_SUCCESS);
@@ -167,9 +168,9 @@ static inline doca_error_t copy(struct doca_buf *src, struct doca_buf *dst)
 }
 
 /* Skip (with the reason) where the kernel forbids reaching the child. */
-static inline bool import_or_skip(const struct peer *p)
+static inline bool import_len_or_skip(const struct peer *p, size_t want)
 {
-	doca_error_t err = dma_env_open(p);
+	doca_error_t err = dma_env_open(p, want);
 
 	if (err == DOCA_ERROR_NOT_PERMITTED) {
 		print_message("skipped: this kernel refuses ptrace access to a child process\n");
@@ -177,6 +178,12 @@ static inline bool import_or_skip(const struct peer *p)
 	}
 	assert_int_equal(err, DOCA_SUCCESS);
 	return true;
+}
+
+/* The same, for an export of MEM_LEN bytes. */
+static inline bool import_or_skip(const struct peer *p)
+{
+	return import_len_or_skip(p, MEM_LEN);
 }
 
 #endif /* TEST_PCI_DMA_H_ */

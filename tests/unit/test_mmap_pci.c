@@ -108,7 +108,7 @@ static void test_dma_both_directions(void **state)
 	size_t i, half = MEM_LEN / 2;
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	if (!import_or_skip(&p)) {
 		finish(&p);
 		return;
@@ -160,7 +160,7 @@ static void test_refusals(void **state)
 	uint8_t d[DESC_MAX];
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 	if (!import_or_skip(&p)) {
 		finish(&p);
 		return;
@@ -212,7 +212,7 @@ static void test_revoked_by_stop(void **state)
 	struct doca_mmap *again;
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	if (!import_or_skip(&p)) {
 		finish(&p);
 		return;
@@ -236,7 +236,7 @@ static void test_exporter_killed(void **state)
 	struct timespec t0, t1;
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	if (!import_or_skip(&p)) {
 		finish(&p);
 		return;
@@ -293,7 +293,7 @@ static void test_malformed(void **state)
 	int saved = dup(STDERR_FILENO), logfd = mkstemp(path);
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	dev = open_dev();
 	assert_non_null(dev);
 	assert_true(logfd >= 0 && saved >= 0);
@@ -403,7 +403,7 @@ static void test_flat_over_cycles(void **state)
 	int fds, maps;
 
 	(void)state;
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	dev = open_dev();
 	assert_non_null(dev);
 	/* One round first: whatever is created once (log, caches) exists. */
@@ -438,7 +438,7 @@ static void test_ptrace_refused(void **state)
 		print_message("skipped: needs root to run the importer as another user\n");
 		return;
 	}
-	spawn(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	spawn_exec(&p, child_mmap_main, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -523,7 +523,7 @@ static void test_sync_event(void **state)
 	doca_error_t err;
 
 	(void)state;
-	spawn(&p, child_event_main, 0);
+	spawn_exec(&p, child_event_main, 0);
 	dev = open_dev();
 	assert_non_null(dev);
 	err = doca_sync_event_create_from_export(dev, p.desc, p.desc_len, &ev);
@@ -722,7 +722,13 @@ static void test_sync_event_ctx_mode(void **state)
 	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
 }
 
-int main(void)
+const struct pci_child pci_children[] = {
+	{"mmap", child_mmap_main},
+	{"event", child_event_main},
+	{NULL, NULL},
+};
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caps),
@@ -739,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_sync_event_ctx_mode),
 	};
 
+	pci_child_run(argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
