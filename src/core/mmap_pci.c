@@ -26,6 +26,7 @@
 #include "log_internal.h"
 #include "mmap.h"
 #include "mmap_pci.h"
+#include "mmap_pci_table.h"
 #include "secret.h"
 
 SDK_LOG_REGISTER(MMAP_PCI)
@@ -36,8 +37,6 @@ SDK_LOG_REGISTER(MMAP_PCI)
 #define SYS_pidfd_open 434
 #endif
 
-#define TABLE_MAGIC "SDPCITBL"
-#define TABLE_VERSION 1u
 /* Highest user-space address of any Linux ABI (5-level paging). */
 #define USER_ADDR_LIMIT (1ULL << 57)
 /* How long a revoke waits for importer copies in flight to finish. */
@@ -53,37 +52,6 @@ SDK_LOG_REGISTER(MMAP_PCI)
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 	       "atomics in shared memory must be lock-free");
-
-/* One export in the shared table. id 0: nothing published. */
-struct pci_slot {
-	_Atomic uint64_t id;
-	_Atomic uint32_t users; /* importer copies in flight */
-	uint32_t permissions;
-	uint64_t addr;
-	uint64_t len;
-	uint8_t secret[SOFTDOCA_PCI_SECRET_LEN];
-	uint64_t value; /* sync events; __atomic builtins only */
-	uint32_t kind;
-	uint32_t reserved;
-};
-
-struct pci_table_header {
-	char magic[8];
-	uint32_t version;
-	uint32_t pid;
-	uint64_t nonce;
-	uint32_t num_slots;
-	uint32_t slot_size;
-	uint8_t pad[32];
-};
-
-struct pci_table {
-	struct pci_table_header hdr;
-	struct pci_slot slots[SOFTDOCA_PCI_TABLE_SLOTS];
-};
-
-_Static_assert(sizeof(struct pci_slot) == 64, "slot layout is shared between processes");
-_Static_assert(sizeof(struct pci_table_header) == 64, "header layout is shared between processes");
 
 struct core_pci_import {
 	struct softdoca_pci_desc d;
@@ -316,8 +284,8 @@ static doca_error_t table_create(void)
 		err = FAIL(DOCA_ERROR_OPERATING_SYSTEM, "PCI export: cannot map the table: %s", strerror(errno));
 		goto close_fd;
 	}
-	memcpy(t->hdr.magic, TABLE_MAGIC, sizeof(t->hdr.magic));
-	t->hdr.version = TABLE_VERSION;
+	memcpy(t->hdr.magic, PCI_TABLE_MAGIC, sizeof(t->hdr.magic));
+	t->hdr.version = PCI_TABLE_VERSION;
 	t->hdr.pid = pid;
 	t->hdr.nonce = nonce;
 	t->hdr.num_slots = SOFTDOCA_PCI_TABLE_SLOTS;
@@ -551,7 +519,7 @@ static doca_error_t import_map_table(struct core_pci_import *im)
 			    strerror(errno));
 	im->table = p;
 	h = &im->table->hdr;
-	if (memcmp(h->magic, TABLE_MAGIC, sizeof(h->magic)) != 0 || h->version != TABLE_VERSION ||
+	if (memcmp(h->magic, PCI_TABLE_MAGIC, sizeof(h->magic)) != 0 || h->version != PCI_TABLE_VERSION ||
 	    h->num_slots != SOFTDOCA_PCI_TABLE_SLOTS || h->slot_size != sizeof(struct pci_slot))
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI import: fd %u of process %u is not a softdoca export table",
 			    d->table_fd, d->pid);
