@@ -162,4 +162,10 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_dma_check(const struct doca_mmap *mma
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_copy(struct doca_mmap *dst_mmap, uintptr_t dst,
 						 struct doca_mmap *src_mmap, uintptr_t src, size_t len);
 
+/* ---- tests ---- */
+
+/* Read /proc/<pid>/maps as text even where PROCMAP_QUERY exists (set
+ * before the exporter and the importer open theirs). */
+SOFTDOCA_EXPORT void softdoca_pci_test_maps_text(bool on);
+
 #endif /* SOFTDOCA_CORE_MMAP_PCI_H_ */

@@ -1,20 +1,28 @@
 /*
  * softdoca — PCI exports: the layout of an exporting process's shared
- * table (exporter and importers map the same memfd). Private to the
- * mmap_pci*.c files; mmap_pci.h has the design.
+ * table (exporter and importers map the same memfd), and the interface of
+ * mmap_pci_vma.c (what backs a range, from /proc/<pid>/maps), which helps
+ * guard exported memory against being unmapped or replaced without
+ * doca_mmap_stop. Private to the mmap_pci*.c files; mmap_pci.h has the
+ * design.
  */
 #ifndef SOFTDOCA_CORE_MMAP_PCI_TABLE_H_
 #define SOFTDOCA_CORE_MMAP_PCI_TABLE_H_
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "mmap_pci.h"
 
 #define PCI_TABLE_MAGIC "SDPCITBL"
-#define PCI_TABLE_VERSION 1u
+#define PCI_TABLE_VERSION 2u
+
+/* Pieces of one mmap export: runs of one backing (anonymous memory, or
+ * one file at contiguous offsets). More are refused at export. */
+#define PCI_EXPORT_PIECES 8u
 
 /* One export in the shared table. id 0: nothing published. */
 struct pci_slot {
@@ -27,6 +35,31 @@ struct pci_slot {
 	uint64_t value; /* sync events; __atomic builtins only */
 	uint32_t kind;
 	uint32_t reserved;
+};
+
+/* A piece of an exported range, page aligned. ino 0 (and dev 0):
+ * anonymous memory; else a file (memfd, shared anonymous memory and
+ * hugetlbfs included) and the file offset of start. flags are part of
+ * what backs it; state is what the exporter does about it. */
+#define PCI_PIECE_SHARED 1u  /* flags: mapped MAP_SHARED */
+#define PCI_PIECE_WATCHED 1u /* state: registered with the exporter's userfaultfd */
+struct pci_piece {
+	uint64_t start;
+	uint64_t end;
+	uint64_t ino;
+	uint64_t pgoff;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t flags;
+	uint32_t state;
+};
+
+/* The pieces of an mmap export's range, written before its id is
+ * published and left alone while it is. */
+struct pci_pieces {
+	uint32_t n;
+	uint32_t flags;
+	struct pci_piece piece[PCI_EXPORT_PIECES];
 };
 
 struct pci_table_header {
@@ -42,9 +75,62 @@ struct pci_table_header {
 struct pci_table {
 	struct pci_table_header hdr;
 	struct pci_slot slots[SOFTDOCA_PCI_TABLE_SLOTS];
+	struct pci_pieces pieces[SOFTDOCA_PCI_TABLE_SLOTS];
 };
 
 _Static_assert(sizeof(struct pci_slot) == 64, "slot layout is shared between processes");
 _Static_assert(sizeof(struct pci_table_header) == 64, "header layout is shared between processes");
+_Static_assert(sizeof(struct pci_piece) == 48, "piece layout is shared between processes");
+
+static inline bool pci_piece_is_file(const struct pci_piece *p)
+{
+	return p->ino != 0 || p->dev_major != 0 || p->dev_minor != 0;
+}
+
+/* ---- mmap_pci_vma.c: what backs a range of a process ---- */
+
+/* A reader of one process's /proc/<pid>/maps, kept open: it names that
+ * process's address space (after an exec it reads as gone). */
+struct core_pci_maps;
+
+/* Open pid's maps (0: this process). Errors: NOT_PERMITTED (ptrace
+ * refused, logged with the fix), NOT_FOUND (no such process),
+ * OPERATING_SYSTEM. */
+doca_error_t core_pci_maps_open(pid_t pid, struct core_pci_maps **out);
+void core_pci_maps_close(struct core_pci_maps *m);
+
+/* The pieces of [lo, hi) (page aligned), at most max of them. */
+enum core_pci_pieces_result {
+	PCI_PIECES_OK,
+	PCI_PIECES_HOLE,     /* part of the range is not mapped */
+	PCI_PIECES_TOO_MANY, /* more than max pieces */
+	PCI_PIECES_GONE,     /* the address space is gone (exit, exec) */
+	PCI_PIECES_ERROR,    /* the kernel refused to tell; errno in *err */
+};
+enum core_pci_pieces_result core_pci_pieces_read(struct core_pci_maps *m, uint64_t lo, uint64_t hi,
+						 struct pci_piece *out, uint32_t max, uint32_t *n, int *err);
+
+/* Whether [lo, hi) is backed now as the n pieces (of a wider range) say. */
+enum core_pci_pieces_verdict {
+	PCI_PIECES_SAME,
+	PCI_PIECES_CHANGED, /* unmapped, or another mapping */
+	PCI_PIECES_UNKNOWN, /* the address space is gone, or unreadable: errno in *err */
+};
+enum core_pci_pieces_verdict core_pci_pieces_check(struct core_pci_maps *m, uint64_t lo, uint64_t hi,
+						   const struct pci_piece *want, uint32_t n, int *err);
+
+/* A second, inaccessible mapping of a shared file piece that is not
+ * watched, kept while it is exported: the file stays referenced, so its
+ * inode number cannot pass to a new file that an importer would take for
+ * it. */
+struct pci_pin {
+	void *addr;
+	size_t len;
+};
+
+/* Exporter: pin the unwatched shared file pieces of p (pins[k] for piece
+ * k; a private file mapping cannot be pinned: logged). */
+void core_pci_pins_take(const struct pci_pieces *p, struct pci_pin pins[PCI_EXPORT_PIECES]);
+void core_pci_pins_release(struct pci_pin pins[PCI_EXPORT_PIECES]);
 
 #endif /* SOFTDOCA_CORE_MMAP_PCI_TABLE_H_ */
