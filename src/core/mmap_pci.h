@@ -168,4 +168,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_copy(struct doca_mmap *dst_mmap, uint
  * before the exporter and the importer open theirs). */
 SOFTDOCA_EXPORT void softdoca_pci_test_maps_text(bool on);
 
+/* Exporters of this process behave as if userfaultfd were unavailable. */
+SOFTDOCA_EXPORT void softdoca_pci_test_no_watch(bool on);
+
 #endif /* SOFTDOCA_CORE_MMAP_PCI_H_ */

@@ -1,10 +1,10 @@
 /*
  * softdoca — PCI exports: the layout of an exporting process's shared
- * table (exporter and importers map the same memfd), and the interface of
- * mmap_pci_vma.c (what backs a range, from /proc/<pid>/maps), which helps
- * guard exported memory against being unmapped or replaced without
- * doca_mmap_stop. Private to the mmap_pci*.c files; mmap_pci.h has the
- * design.
+ * table (exporter and importers map the same memfd), and the interfaces
+ * of the two files that guard exported memory against being unmapped or
+ * replaced without doca_mmap_stop: mmap_pci_vma.c (what backs a range,
+ * from /proc/<pid>/maps) and mmap_pci_watch.c (the exporter's userfaultfd
+ * watch). Private to the mmap_pci*.c files; mmap_pci.h has the design.
  */
 #ifndef SOFTDOCA_CORE_MMAP_PCI_TABLE_H_
 #define SOFTDOCA_CORE_MMAP_PCI_TABLE_H_
@@ -19,6 +19,10 @@
 
 #define PCI_TABLE_MAGIC "SDPCITBL"
 #define PCI_TABLE_VERSION 2u
+
+/* Slot id of an export revoked because its memory was unmapped (by the
+ * watch thread): never a real id, which count up from 1. */
+#define PCI_ID_UNMAPPED UINT64_MAX
 
 /* Pieces of one mmap export: runs of one backing (anonymous memory, or
  * one file at contiguous offsets). More are refused at export. */
@@ -56,6 +60,8 @@ struct pci_piece {
 
 /* The pieces of an mmap export's range, written before its id is
  * published and left alone while it is. */
+#define PCI_FLAG_WATCHED 1u /* some pieces are watched */
+#define PCI_FLAG_CHECKED 2u /* some file-backed pieces are not: importers look them up */
 struct pci_pieces {
 	uint32_t n;
 	uint32_t flags;
@@ -69,7 +75,9 @@ struct pci_table_header {
 	uint64_t nonce;
 	uint32_t num_slots;
 	uint32_t slot_size;
-	uint8_t pad[32];
+	int32_t watch_fd;	 /* the exporter's userfaultfd, -1: none */
+	_Atomic uint32_t paused; /* the watch thread is revoking: no copy of a watched export starts */
+	uint8_t pad[24];
 };
 
 struct pci_table {
@@ -85,6 +93,14 @@ _Static_assert(sizeof(struct pci_piece) == 48, "piece layout is shared between p
 static inline bool pci_piece_is_file(const struct pci_piece *p)
 {
 	return p->ino != 0 || p->dev_major != 0 || p->dev_minor != 0;
+}
+
+/* A live mmap export of the table (not a sync event, not revoked). */
+static inline bool pci_slot_live_mmap(const struct pci_slot *s)
+{
+	uint64_t id = atomic_load(&s->id);
+
+	return id != 0 && id != PCI_ID_UNMAPPED && s->kind == SOFTDOCA_PCI_KIND_MMAP;
 }
 
 /* ---- mmap_pci_vma.c: what backs a range of a process ---- */
@@ -132,5 +148,33 @@ struct pci_pin {
  * k; a private file mapping cannot be pinned: logged). */
 void core_pci_pins_take(const struct pci_pieces *p, struct pci_pin pins[PCI_EXPORT_PIECES]);
 void core_pci_pins_release(struct pci_pin pins[PCI_EXPORT_PIECES]);
+
+/* ---- mmap_pci_watch.c: the exporter's watch on exported memory ---- */
+
+/* Under the table lock, before publishing: watch the pieces of an export
+ * that the kernel lets us watch (anonymous memory; shmem and hugetlbfs
+ * from Linux 5.19), starting the watch when needed, and mark them. Logs
+ * anonymous pieces that cannot be. */
+void core_pci_watch_add(struct pci_table *t, struct pci_pieces *p);
+
+/* Under the table lock, once slot is no longer live: stop watching what
+ * no other live export needs. */
+void core_pci_watch_remove(struct pci_table *t, uint32_t slot);
+
+/* Under the table lock in a forked child: forget the parent's watch. */
+void core_pci_watch_drop_inherited(void);
+
+/* Importer: its own copy of the exporter's userfaultfd (through pidfd),
+ * to see events queued before the exporter's thread reads them; -1 when
+ * there is none to have. */
+int core_pci_watch_import_fd(int pidfd, const struct pci_table *t, uint32_t pid);
+
+/* Importer: whether the exporter's watch thread is revoking exports
+ * (no copy of a watched export may start or be trusted meanwhile)... */
+bool core_pci_watch_paused(const struct pci_table *t);
+
+/* ...or is about to: an event is queued on its userfaultfd (the
+ * importer's copy, watch_fd; false when -1). */
+bool core_pci_watch_pending(int watch_fd);
 
 #endif /* SOFTDOCA_CORE_MMAP_PCI_TABLE_H_ */
