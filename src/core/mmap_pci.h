@@ -92,9 +92,10 @@
  *
  * Not covered: memory reused within one mapping (free() then malloc() of
  * the same heap chunk, MADV_DONTNEED) is the same mapping, and on hardware
- * the same pinned page too. Private file mappings, and hugetlbfs pieces
- * not aligned to the huge page, are looked up but cannot be pinned (an
- * inode reused by a new file goes unnoticed; logged at export). Where userfaultfd is
+ * the same pinned page too. Private file mappings (a program's .data),
+ * and hugetlbfs pieces not aligned to the huge page, are looked up but
+ * cannot be pinned: should the file be deleted and unmapped and a new
+ * file get its inode number, that goes unnoticed. Where userfaultfd is
  * unavailable (seccomp, CONFIG_USERFAULTFD=n, no write-protect
  * registration on the architecture) the export logs a WARNING: anonymous
  * memory then goes unwatched. An exporter that execs without stopping its

@@ -478,9 +478,12 @@ void core_pci_pins_take(const struct pci_pieces *p, struct pci_pin pins[PCI_EXPO
 			pin_take(q, &pins[k]);
 			continue;
 		}
-		SDK_LOG_WARN("PCI export: [0x%llx, 0x%llx) maps a file privately, which cannot be pinned: if it is "
-			     "unmapped and a new file gets its inode number, an importer does not notice",
-			     (unsigned long long)q->start, (unsigned long long)q->end);
+		/* Only a deleted file's inode number can pass to a new file,
+		 * and a program's own data sections (the usual private file
+		 * mappings) are not: not worth a warning at every export. */
+		SDK_LOG_DBG("PCI export: [0x%llx, 0x%llx) maps a file privately, which cannot be pinned: if the file "
+			    "is deleted and unmapped and a new file gets its inode number, an importer does not notice",
+			    (unsigned long long)q->start, (unsigned long long)q->end);
 	}
 }
 
