@@ -26,6 +26,7 @@
 #include "log_internal.h"
 #include "mmap.h"
 #include "mmap_pci.h"
+#include "mmap_pci_table.h"
 #include "secret.h"
 
 SDK_LOG_REGISTER(MMAP_PCI)
@@ -36,13 +37,14 @@ SDK_LOG_REGISTER(MMAP_PCI)
 #define SYS_pidfd_open 434
 #endif
 
-#define TABLE_MAGIC "SDPCITBL"
-#define TABLE_VERSION 1u
 /* Highest user-space address of any Linux ABI (5-level paging). */
 #define USER_ADDR_LIMIT (1ULL << 57)
 /* How long a revoke waits for importer copies in flight to finish. */
 #define REVOKE_WAIT_NS 2000000000LL
 #define REVOKE_POLL_NS 20000L
+/* How long an importer waits while the exporter revokes exports whose
+ * memory is being unmapped (longer than it waits for copies). */
+#define SETTLE_WAIT_NS 3000000000LL
 /* Largest piece of one process_vm call (a revoke is noticed between
  * pieces, well within REVOKE_WAIT_NS), and the bounce buffer of a copy
  * between two imported mmaps. */
@@ -54,42 +56,15 @@ SDK_LOG_REGISTER(MMAP_PCI)
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 	       "atomics in shared memory must be lock-free");
 
-/* One export in the shared table. id 0: nothing published. */
-struct pci_slot {
-	_Atomic uint64_t id;
-	_Atomic uint32_t users; /* importer copies in flight */
-	uint32_t permissions;
-	uint64_t addr;
-	uint64_t len;
-	uint8_t secret[SOFTDOCA_PCI_SECRET_LEN];
-	uint64_t value; /* sync events; __atomic builtins only */
-	uint32_t kind;
-	uint32_t reserved;
-};
-
-struct pci_table_header {
-	char magic[8];
-	uint32_t version;
-	uint32_t pid;
-	uint64_t nonce;
-	uint32_t num_slots;
-	uint32_t slot_size;
-	uint8_t pad[32];
-};
-
-struct pci_table {
-	struct pci_table_header hdr;
-	struct pci_slot slots[SOFTDOCA_PCI_TABLE_SLOTS];
-};
-
-_Static_assert(sizeof(struct pci_slot) == 64, "slot layout is shared between processes");
-_Static_assert(sizeof(struct pci_table_header) == 64, "header layout is shared between processes");
-
 struct core_pci_import {
 	struct softdoca_pci_desc d;
-	int pidfd; /* -1: the kernel has no pidfd_open; start time checked instead */
+	int pidfd;    /* -1: the kernel has no pidfd_open; start time checked instead */
+	int watch_fd; /* the exporter's userfaultfd (a copy), -1: none */
 	struct pci_table *table;
 	struct pci_slot *slot;
+	struct pci_pieces pieces;   /* of an mmap export, as published */
+	struct core_pci_maps *maps; /* the exporter's, when pieces are file-backed */
+	_Atomic bool replaced;	    /* seen unmapped or replaced: every copy fails */
 };
 
 /* The exporter's table, created on first export; owned by table_pid (a
@@ -101,6 +76,7 @@ static pid_t table_pid;
 static uint64_t table_start_time;
 static uint64_t next_slot_id = 1;
 static bool slot_taken[SOFTDOCA_PCI_TABLE_SLOTS];
+static struct pci_pin slot_pins[SOFTDOCA_PCI_TABLE_SLOTS][PCI_EXPORT_PIECES];
 
 /* ------------------------------------------------------------------ */
 /* Little helpers                                                       */
@@ -283,6 +259,9 @@ static void table_drop_inherited(void)
 	munmap(table, sizeof(*table));
 	if (table_fd >= 0)
 		close(table_fd);
+	core_pci_watch_drop_inherited();
+	/* The parent's pins were not inherited (MADV_DONTFORK): forget them. */
+	memset(slot_pins, 0, sizeof(slot_pins));
 	table = NULL;
 	table_fd = -1;
 	memset(slot_taken, 0, sizeof(slot_taken));
@@ -316,12 +295,13 @@ static doca_error_t table_create(void)
 		err = FAIL(DOCA_ERROR_OPERATING_SYSTEM, "PCI export: cannot map the table: %s", strerror(errno));
 		goto close_fd;
 	}
-	memcpy(t->hdr.magic, TABLE_MAGIC, sizeof(t->hdr.magic));
-	t->hdr.version = TABLE_VERSION;
+	memcpy(t->hdr.magic, PCI_TABLE_MAGIC, sizeof(t->hdr.magic));
+	t->hdr.version = PCI_TABLE_VERSION;
 	t->hdr.pid = pid;
 	t->hdr.nonce = nonce;
 	t->hdr.num_slots = SOFTDOCA_PCI_TABLE_SLOTS;
 	t->hdr.slot_size = sizeof(struct pci_slot);
+	t->hdr.watch_fd = -1;
 	table = t;
 	table_fd = fd;
 	table_pid = (pid_t)pid;
@@ -364,8 +344,53 @@ static doca_error_t export_reserve(struct core_pci_export *x)
 	slot_taken[i] = true;
 	atomic_store(&table->slots[i].id, 0);
 	table->slots[i].value = 0;
+	memset(&table->pieces[i], 0, sizeof(table->pieces[i]));
 	x->slot = i;
 	x->reserved = true;
+	return DOCA_SUCCESS;
+}
+
+/* Under table_lock, the slot not live: what backs the range of an mmap
+ * export (runs of one backing, page aligned), watched where the kernel
+ * allows (the watch revokes the export when they are unmapped); the
+ * other file-backed pieces are pinned and importers look them up around
+ * their copies. */
+static doca_error_t export_pieces(uint32_t slot, uint64_t addr, uint64_t len)
+{
+	struct pci_pieces *p = &table->pieces[slot];
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = addr & ~(page - 1), hi = (addr + len + page - 1) & ~(page - 1);
+	enum core_pci_pieces_result r;
+	struct core_pci_maps *m;
+	doca_error_t err;
+	int os_err = 0;
+
+	memset(p, 0, sizeof(*p));
+	err = core_pci_maps_open(0, &m);
+	if (err != DOCA_SUCCESS)
+		return err;
+	r = core_pci_pieces_read(m, lo, hi, p->piece, PCI_EXPORT_PIECES, &p->n, &os_err);
+	core_pci_maps_close(m);
+	if (r == PCI_PIECES_HOLE)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "PCI export: [0x%" PRIx64 ", +%" PRIu64 ") is not all mapped in this process", addr, len);
+	if (r == PCI_PIECES_TOO_MANY)
+		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+			    "PCI export: [0x%" PRIx64 ", +%" PRIu64 ") spans more than %u mappings (different files, or "
+			    "files and anonymous memory in turn); export it in parts",
+			    addr, len, PCI_EXPORT_PIECES);
+	if (r != PCI_PIECES_OK)
+		return FAIL(DOCA_ERROR_OPERATING_SYSTEM, "PCI export: cannot read this process's memory map: %s",
+			    strerror(os_err));
+	core_pci_watch_add(table, p);
+	for (uint32_t k = 0; k < p->n; k++) {
+		bool watched = (p->piece[k].state & PCI_PIECE_WATCHED) != 0;
+
+		p->flags |= watched ? PCI_FLAG_WATCHED : 0;
+		p->flags |= !watched && pci_piece_is_file(&p->piece[k]) ? PCI_FLAG_CHECKED : 0;
+	}
+	core_pci_pins_release(slot_pins[slot]);
+	core_pci_pins_take(p, slot_pins[slot]);
 	return DOCA_SUCCESS;
 }
 
@@ -384,6 +409,11 @@ doca_error_t core_pci_export_publish(struct core_pci_export *x, enum softdoca_pc
 	if (err != DOCA_SUCCESS)
 		goto unlock;
 	s = &table->slots[x->slot];
+	if (kind == SOFTDOCA_PCI_KIND_MMAP) {
+		err = export_pieces(x->slot, addr, len);
+		if (err != DOCA_SUCCESS)
+			goto unlock;
+	}
 	d.kind = kind;
 	d.pid = (uint32_t)table_pid;
 	d.table_fd = (uint32_t)table_fd;
@@ -408,11 +438,28 @@ unlock:
 	return err;
 }
 
-void core_pci_export_revoke(struct core_pci_export *x)
+/* After the id is cleared: wait (bounded) until no importer copy is in
+ * flight. */
+static void export_wait_copies(const struct pci_slot *s)
 {
 	const struct timespec pause = {.tv_sec = 0, .tv_nsec = REVOKE_POLL_NS};
-	struct pci_slot *s;
 	long long waited = 0;
+
+	while (atomic_load(&s->users) > 0) {
+		if (waited >= REVOKE_WAIT_NS) {
+			SDK_LOG_ERR("PCI export revoked while an importer copy never finished (importer died in a "
+				    "copy?); the slot is retired");
+			return;
+		}
+		nanosleep(&pause, NULL);
+		waited += REVOKE_POLL_NS;
+	}
+}
+
+void core_pci_export_revoke(struct core_pci_export *x)
+{
+	struct pci_slot *s;
+	uint64_t was;
 
 	if (!x->live)
 		return;
@@ -423,16 +470,19 @@ void core_pci_export_revoke(struct core_pci_export *x)
 	/* Dekker with the importer (both sequentially consistent): it counts
 	 * itself in and then reads the id; we clear the id and then read the
 	 * count. Either it sees 0 or we see it and wait. */
-	atomic_store(&s->id, 0);
-	while (atomic_load(&s->users) > 0) {
-		if (waited >= REVOKE_WAIT_NS) {
-			SDK_LOG_ERR("PCI export revoked while an importer copy never finished (importer died in a "
-				    "copy?); the slot is retired");
-			return;
-		}
-		nanosleep(&pause, NULL);
-		waited += REVOKE_POLL_NS;
-	}
+	was = atomic_exchange(&s->id, 0);
+	if (was == PCI_ID_UNMAPPED)
+		SDK_LOG_WARN("PCI export of [0x%" PRIx64 ", +%" PRIu64 ") had already ended: this process unmapped or "
+			     "replaced that memory while it was exported, and importers' copies fail since. Fix: "
+			     "doca_mmap_stop (or destroy) an mmap before unmapping its memory",
+			     s->addr, s->len);
+	export_wait_copies(s);
+	if (s->kind != SOFTDOCA_PCI_KIND_MMAP)
+		return;
+	pthread_mutex_lock(&table_lock);
+	core_pci_watch_remove(table, x->slot);
+	core_pci_pins_release(slot_pins[x->slot]);
+	pthread_mutex_unlock(&table_lock);
 }
 
 void core_pci_export_close(struct core_pci_export *x)
@@ -551,7 +601,7 @@ static doca_error_t import_map_table(struct core_pci_import *im)
 			    strerror(errno));
 	im->table = p;
 	h = &im->table->hdr;
-	if (memcmp(h->magic, TABLE_MAGIC, sizeof(h->magic)) != 0 || h->version != TABLE_VERSION ||
+	if (memcmp(h->magic, PCI_TABLE_MAGIC, sizeof(h->magic)) != 0 || h->version != PCI_TABLE_VERSION ||
 	    h->num_slots != SOFTDOCA_PCI_TABLE_SLOTS || h->slot_size != sizeof(struct pci_slot))
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI import: fd %u of process %u is not a softdoca export table",
 			    d->table_fd, d->pid);
@@ -560,6 +610,44 @@ static doca_error_t import_map_table(struct core_pci_import *im)
 			    "PCI import: process %u is not the exporter of this descriptor (identity differs)", d->pid);
 	im->slot = &im->table->slots[d->slot];
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t import_replaced(struct core_pci_import *im, const char *op);
+
+/* What backs an mmap export, as the exporter published it, and what the
+ * importer needs to notice it unmapped or replaced: a copy of its
+ * userfaultfd (watched anonymous memory), its memory map (file-backed).
+ * Replaced already: refused here. */
+static doca_error_t import_open_pieces(struct core_pci_import *im)
+{
+	struct pci_pieces *p = &im->pieces;
+	enum core_pci_pieces_verdict v;
+	doca_error_t err;
+	int os_err;
+
+	if (im->d.kind != SOFTDOCA_PCI_KIND_MMAP)
+		return DOCA_SUCCESS;
+	*p = im->table->pieces[im->d.slot];
+	/* Read while live, and still live: not torn by a republish. */
+	if (!import_slot_live(im))
+		return FAIL(DOCA_ERROR_NOT_FOUND, "PCI import: the export was revoked while being opened");
+	if (p->n == 0 || p->n > PCI_EXPORT_PIECES)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "PCI import: process %u's export table is inconsistent",
+			    im->d.pid);
+	if (p->flags & PCI_FLAG_WATCHED)
+		im->watch_fd = core_pci_watch_import_fd(im->pidfd, im->table, im->d.pid);
+	if (!(p->flags & PCI_FLAG_CHECKED))
+		return DOCA_SUCCESS;
+	err = core_pci_maps_open((pid_t)im->d.pid, &im->maps);
+	if (err != DOCA_SUCCESS)
+		return err;
+	v = core_pci_pieces_check(im->maps, p->piece[0].start, p->piece[p->n - 1].end, p->piece, p->n, &os_err);
+	if (v == PCI_PIECES_SAME)
+		return DOCA_SUCCESS;
+	if (v == PCI_PIECES_UNKNOWN && os_err != ESRCH)
+		return FAIL(DOCA_ERROR_OPERATING_SYSTEM, "PCI import: cannot read process %u's memory map: %s",
+			    im->d.pid, strerror(os_err));
+	return import_replaced(im, "PCI import");
 }
 
 doca_error_t core_pci_import_open(const struct softdoca_pci_desc *d, struct core_pci_import **out)
@@ -571,17 +659,26 @@ doca_error_t core_pci_import_open(const struct softdoca_pci_desc *d, struct core
 		return FAIL(DOCA_ERROR_NO_MEMORY, "PCI import: out of memory");
 	im->d = *d;
 	im->pidfd = -1;
+	im->watch_fd = -1;
 	err = import_open_pidfd(im);
 	if (err != DOCA_SUCCESS)
 		goto fail;
 	err = import_map_table(im);
 	if (err != DOCA_SUCCESS)
 		goto fail;
+	if (atomic_load(&im->slot->id) == PCI_ID_UNMAPPED &&
+	    softdoca_secret_equal(im->slot->secret, d->secret, SOFTDOCA_PCI_SECRET_LEN)) {
+		err = import_replaced(im, "PCI import");
+		goto fail;
+	}
 	if (!import_slot_live(im) || im->slot->kind != d->kind) {
 		err = FAIL(DOCA_ERROR_NOT_FOUND,
 			   "PCI import: the export was revoked (the exporter stopped or destroyed it) or never existed");
 		goto fail;
 	}
+	err = import_open_pieces(im);
+	if (err != DOCA_SUCCESS)
+		goto fail;
 	*out = im;
 	return DOCA_SUCCESS;
 
@@ -598,6 +695,9 @@ void core_pci_import_close(struct core_pci_import *im)
 		munmap(im->table, sizeof(struct pci_table));
 	if (im->pidfd >= 0)
 		close(im->pidfd);
+	if (im->watch_fd >= 0)
+		close(im->watch_fd);
+	core_pci_maps_close(im->maps);
 	free(im);
 }
 
@@ -673,8 +773,8 @@ static doca_error_t import_vm_error(const struct core_pci_import *im, int err, u
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	case EFAULT:
 		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR,
-			   "PCI copy failed: [0x%" PRIx64 ", +%zu) is not mapped in process %u (memory freed before "
-			   "its mmap was destroyed?)",
+			   "PCI copy failed: [0x%" PRIx64 ", +%zu) cannot be reached in process %u (unmapped without "
+			   "doca_mmap_stop, or protected with mprotect)",
 			   remote, len, im->d.pid);
 		return DOCA_ERROR_INVALID_VALUE;
 	case ENOMEM:
@@ -687,58 +787,212 @@ static doca_error_t import_vm_error(const struct core_pci_import *im, int err, u
 	}
 }
 
-/* The copy itself; partial transfers (page by page) continue, and a
- * revoke between pieces stops it. */
-static doca_error_t import_vm_copy(const struct core_pci_import *im, uint64_t remote, char *local, size_t len,
-				   bool to_remote)
+/* The exporter unmapped or replaced what it exported: say so, and fail
+ * every later copy of this import (what is there now can only change
+ * back by design, never by accident). */
+static doca_error_t import_replaced(struct core_pci_import *im, const char *op)
 {
-	while (len > 0) {
-		if (atomic_load(&im->slot->id) != im->d.slot_id) {
-			SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "PCI copy stopped: process %u revoked the export meanwhile",
-				   im->d.pid);
-			return DOCA_ERROR_NOT_FOUND;
-		}
-		size_t n = len < COPY_CHUNK ? len : COPY_CHUNK;
-		struct iovec l = {.iov_base = local, .iov_len = n};
-		struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = n};
-		ssize_t done = to_remote ? process_vm_writev((pid_t)im->d.pid, &l, 1, &r, 1, 0)
-					 : process_vm_readv((pid_t)im->d.pid, &l, 1, &r, 1, 0);
+#define REPLACED_FMT                                                                                             \
+	"%s refused: the exporter (process %u) unmapped or replaced exported memory without doca_mmap_stop; what " \
+	"it maps there now was never exported. The export is dead: the exporter must stop (or destroy) an mmap "  \
+	"before unmapping its memory, then export again"
+	/* Once per import for sure (where it is first seen), then rate-limited. */
+	if (!atomic_exchange(&im->replaced, true))
+		SDK_LOG_ERR(REPLACED_FMT, op, im->d.pid);
+	else
+		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, REPLACED_FMT, op, im->d.pid);
+#undef REPLACED_FMT
+	return DOCA_ERROR_NOT_FOUND;
+}
 
-		if (done < 0)
-			return import_vm_error(im, errno, remote, len, to_remote);
-		if (done == 0)
-			return import_vm_error(im, EFAULT, remote, len, to_remote);
-		remote += (uint64_t)done;
-		local += done;
-		len -= (size_t)done;
+/* The export is no longer live: revoked by the exporter, or by its
+ * watch because the memory was unmapped. */
+static doca_error_t import_not_live(struct core_pci_import *im, const char *op)
+{
+	if (atomic_load(&im->slot->id) == PCI_ID_UNMAPPED)
+		return import_replaced(im, op);
+	SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "%s refused: the export was revoked (process %u stopped or destroyed its mmap)",
+		   op, im->d.pid);
+	return DOCA_ERROR_NOT_FOUND;
+}
+
+static bool import_watched(const struct core_pci_import *im)
+{
+	return (im->pieces.flags & PCI_FLAG_WATCHED) != 0;
+}
+
+/* Counted out: wait (bounded) while the exporter's watch thread revokes
+ * (it waits up to 2 s for copies in flight). */
+static doca_error_t import_settle(const struct core_pci_import *im, const char *op)
+{
+	const struct timespec pause = {.tv_sec = 0, .tv_nsec = REVOKE_POLL_NS};
+	long long waited = 0;
+
+	while (core_pci_watch_paused(im->table) || core_pci_watch_pending(im->watch_fd)) {
+		if (import_exporter_exited(im)) {
+			SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "%s failed: the exporter (process %u) exited", op, im->d.pid);
+			return DOCA_ERROR_CONNECTION_ABORTED;
+		}
+		if (waited >= SETTLE_WAIT_NS) {
+			SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR,
+				   "%s failed: process %u is unmapping exported memory and did not finish revoking "
+				   "within 3 s",
+				   op, im->d.pid);
+			return DOCA_ERROR_TIME_OUT;
+		}
+		nanosleep(&pause, NULL);
+		waited += REVOKE_POLL_NS;
 	}
 	return DOCA_SUCCESS;
+}
+
+/* Count in (see core_pci_export_revoke) to a live export that no
+ * unmapping is being handled for. Watched: the table's flag (Dekker with
+ * the watch thread, as with a revoke) and, before a write, a poll of the
+ * userfaultfd; a read looks at both after the copy instead. */
+static doca_error_t import_enter(struct core_pci_import *im, const char *op, bool to_remote)
+{
+	for (;;) {
+		doca_error_t err;
+
+		atomic_fetch_add(&im->slot->users, 1);
+		if (!import_slot_live(im)) {
+			atomic_fetch_sub(&im->slot->users, 1);
+			return import_not_live(im, op);
+		}
+		if (!import_watched(im) ||
+		    !(core_pci_watch_paused(im->table) || (to_remote && core_pci_watch_pending(im->watch_fd))))
+			return DOCA_SUCCESS;
+		/* Counted out, or the watch thread would wait for us. */
+		atomic_fetch_sub(&im->slot->users, 1);
+		err = import_settle(im, op);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+}
+
+static void import_leave(struct core_pci_import *im)
+{
+	atomic_fetch_sub(&im->slot->users, 1);
+}
+
+/* Whether the file-backed pieces of [remote, +len) are still what the
+ * exporter published (one PROCMAP_QUERY per mapping, or a read of the
+ * text of its maps). */
+static doca_error_t import_check_files(struct core_pci_import *im, uint64_t remote, size_t len, const char *op)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = remote & ~(page - 1), hi = (remote + len + page - 1) & ~(page - 1);
+	const struct pci_pieces *p = &im->pieces;
+	bool files = false;
+	int os_err;
+
+	for (uint32_t k = 0; k < p->n && !files; k++)
+		files = pci_piece_is_file(&p->piece[k]) && !(p->piece[k].state & PCI_PIECE_WATCHED) &&
+			p->piece[k].start < hi && p->piece[k].end > lo;
+	if (!files || len == 0)
+		return DOCA_SUCCESS;
+	switch (core_pci_pieces_check(im->maps, lo, hi, p->piece, p->n, &os_err)) {
+	case PCI_PIECES_SAME:
+		return DOCA_SUCCESS;
+	case PCI_PIECES_CHANGED:
+		break;
+	case PCI_PIECES_UNKNOWN:
+		if (os_err == ESRCH)
+			break; /* its address space is gone: exited, or exec'd */
+		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "%s failed: cannot read process %u's memory map: %s", op, im->d.pid,
+			   strerror(os_err));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (import_exporter_exited(im)) {
+		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "%s failed: the exporter (process %u) exited", op, im->d.pid);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	return import_replaced(im, op);
+}
+
+/* After the bytes moved (counted in; returns counted out): were they the
+ * exported memory? File-backed pieces are looked up again; for watched
+ * ones, an unmapping being handled now may be of this range: wait for it
+ * and see whether it took the export. */
+static doca_error_t import_verify(struct core_pci_import *im, uint64_t remote, size_t len, const char *op)
+{
+	doca_error_t err = import_check_files(im, remote, len, op);
+	bool busy = err == DOCA_SUCCESS && import_watched(im) &&
+		    (core_pci_watch_paused(im->table) || core_pci_watch_pending(im->watch_fd));
+
+	import_leave(im);
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (busy) {
+		err = import_settle(im, op);
+		if (err != DOCA_SUCCESS)
+			return err;
+	}
+	/* Stopped meanwhile is fine (the stop waited for this copy);
+	 * unmapped is not. */
+	if (atomic_load(&im->slot->id) == PCI_ID_UNMAPPED)
+		return import_replaced(im, op);
+	return DOCA_SUCCESS;
+}
+
+/* One process_vm call of at most len bytes, checked before (a write must
+ * not land in a replacement) and after (a read must not return one: its
+ * bytes are wiped). *done: what moved (partial transfers continue). */
+static doca_error_t import_chunk(struct core_pci_import *im, uint64_t remote, char *local, size_t len,
+				 bool to_remote, size_t *done)
+{
+	const char *op = to_remote ? "PCI write" : "PCI read";
+	struct iovec l = {.iov_base = local, .iov_len = len};
+	struct iovec r = {.iov_base = (void *)(uintptr_t)remote, .iov_len = len};
+	doca_error_t err = import_enter(im, op, to_remote);
+	ssize_t n;
+	int vm_err;
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = import_check_access(im, remote, len, to_remote);
+	if (err == DOCA_SUCCESS && to_remote)
+		err = import_check_files(im, remote, len, op);
+	if (err != DOCA_SUCCESS) {
+		import_leave(im);
+		return err;
+	}
+	n = to_remote ? process_vm_writev((pid_t)im->d.pid, &l, 1, &r, 1, 0)
+		      : process_vm_readv((pid_t)im->d.pid, &l, 1, &r, 1, 0);
+	vm_err = n < 0 ? errno : n == 0 ? EFAULT : 0;
+	/* A fault may be the unmapping itself: verify before blaming it. */
+	err = import_verify(im, remote, n > 0 ? (size_t)n : len, op);
+	if (err != DOCA_SUCCESS && !to_remote)
+		memset(local, 0, len);
+	if (err == DOCA_SUCCESS && vm_err != 0)
+		err = import_vm_error(im, vm_err, remote, len, to_remote);
+	*done = n > 0 ? (size_t)n : 0;
+	return err;
 }
 
 doca_error_t core_pci_import_copy(struct core_pci_import *im, uint64_t remote, void *local, size_t len,
 				  bool to_remote)
 {
-	doca_error_t err;
+	char *at = local;
 
 	if (import_exporter_exited(im)) {
 		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR, "PCI copy failed: the exporter (process %u) exited", im->d.pid);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
-	/* Count in first, then check the id: see core_pci_export_revoke. */
-	atomic_fetch_add(&im->slot->users, 1);
-	if (!import_slot_live(im)) {
-		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR,
-			   "PCI copy refused: the export was revoked (process %u stopped or destroyed its mmap)",
-			   im->d.pid);
-		err = DOCA_ERROR_NOT_FOUND;
-		goto out;
+	if (atomic_load(&im->replaced))
+		return import_replaced(im, to_remote ? "PCI write" : "PCI read");
+	while (len > 0) {
+		size_t done = 0;
+		doca_error_t err = import_chunk(im, remote, at, len < COPY_CHUNK ? len : COPY_CHUNK, to_remote, &done);
+
+		if (err != DOCA_SUCCESS)
+			return err;
+		remote += done;
+		at += done;
+		len -= done;
 	}
-	err = import_check_access(im, remote, len, to_remote);
-	if (err == DOCA_SUCCESS)
-		err = import_vm_copy(im, remote, local, len, to_remote);
-out:
-	atomic_fetch_sub(&im->slot->users, 1);
-	return err;
+	return DOCA_SUCCESS;
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_region_pci_copy(const struct softdoca_mmap_region *region, uint64_t addr,

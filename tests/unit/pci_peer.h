@@ -1,13 +1,15 @@
 /*
  * The exporting peer of the PCI export tests (test_mmap_pci.c,
- * test_mmap_pci_rdma.c): a forked child that exports an mmap with
- * doca_mmap_export_pci, hands its descriptor up a pipe and answers
- * commands; the pipe plumbing with bounded waits. Test programs only.
+ * test_mmap_pci_rdma.c, test_mmap_pci_replace.c): a child process (this
+ * binary again) that exports an mmap with doca_mmap_export_pci, hands its
+ * descriptor up a pipe and answers commands; the pipe plumbing with
+ * bounded waits. Test programs only.
  */
 #ifndef TEST_PCI_PEER_H_
 #define TEST_PCI_PEER_H_
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,6 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -142,10 +147,27 @@ static inline int child_mmap_main(int in, int out, uint32_t perms)
 
 typedef int (*child_fn)(int in, int out, uint32_t arg);
 
+/* The parent's side of a spawned child: its pipe ends, and the
+ * descriptor it sends first. */
+static inline void spawned(struct peer *p, int down[2], int up[2])
+{
+	uint32_t l = 0;
+
+	close(down[0]);
+	close(up[1]);
+	p->to_child = down[1];
+	p->from_child = up[0];
+	assert_true(read_full(p->from_child, &l, sizeof(l)));
+	assert_true(l > 0 && l <= DESC_MAX);
+	assert_true(read_full(p->from_child, p->desc, l));
+	p->desc_len = l;
+}
+
+/* A forked child (it may read this process's memory, see
+ * test_sync_event_pci_notify.c). */
 static inline void spawn(struct peer *p, child_fn fn, uint32_t arg)
 {
 	int down[2], up[2];
-	uint32_t l = 0;
 
 	assert_int_equal(pipe(down), 0);
 	assert_int_equal(pipe(up), 0);
@@ -156,14 +178,64 @@ static inline void spawn(struct peer *p, child_fn fn, uint32_t arg)
 		close(up[0]);
 		_exit(fn(down[0], up[1], arg));
 	}
-	close(down[0]);
-	close(up[1]);
-	p->to_child = down[1];
-	p->from_child = up[0];
-	assert_true(read_full(p->from_child, &l, sizeof(l)));
-	assert_true(l > 0 && l <= DESC_MAX);
-	assert_true(read_full(p->from_child, p->desc, l));
-	p->desc_len = l;
+	spawned(p, down, up);
+}
+
+/* The children a program spawns with spawn_exec, by name: it defines the
+ * list (ending with {NULL, NULL}) and calls pci_child_run first in main. */
+struct pci_child {
+	const char *name;
+	child_fn fn;
+};
+extern const struct pci_child pci_children[];
+
+/* In main, before anything else: when this process is a child started by
+ * spawn_exec, run it ("--pci-child <name> <arg> <in fd> <out fd>") and
+ * exit. */
+static inline void pci_child_run(int argc, char **argv)
+{
+	if (argc != 6 || strcmp(argv[1], "--pci-child") != 0)
+		return;
+	for (const struct pci_child *c = pci_children; c->name != NULL; c++)
+		if (strcmp(c->name, argv[2]) == 0)
+			_exit(c->fn(atoi(argv[4]), atoi(argv[5]), (uint32_t)strtoul(argv[3], NULL, 0)));
+	_exit(126);
+}
+
+static inline const char *child_name(child_fn fn)
+{
+	for (const struct pci_child *c = pci_children; c->name != NULL; c++)
+		if (c->fn == fn)
+			return c->name;
+	return NULL;
+}
+
+/* A child that runs this binary again (exec after fork): it starts
+ * clean, without the test's threads, so that the threads an exporter
+ * starts (its watch on exported memory) please sanitizers that refuse
+ * threads after a fork. The pipes are close-on-exec but for the child's
+ * own two ends. */
+static inline void spawn_exec(struct peer *p, child_fn fn, uint32_t arg)
+{
+	const char *name = child_name(fn);
+	int down[2], up[2];
+
+	assert_non_null(name);
+	assert_int_equal(pipe2(down, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(up, O_CLOEXEC), 0);
+	p->pid = fork();
+	assert_true(p->pid >= 0);
+	if (p->pid == 0) {
+		char a[16], in[16], out[16];
+
+		snprintf(a, sizeof(a), "%u", arg);
+		snprintf(in, sizeof(in), "%d", down[0]);
+		snprintf(out, sizeof(out), "%d", up[1]);
+		if (fcntl(down[0], F_SETFD, 0) == 0 && fcntl(up[1], F_SETFD, 0) == 0)
+			execl("/proc/self/exe", "pci-child", "--pci-child", name, a, in, out, (char *)NULL);
+		_exit(127);
+	}
+	spawned(p, down, up);
 }
 
 static inline uint8_t ask(struct peer *p, char cmd)

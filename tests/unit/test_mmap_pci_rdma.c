@@ -110,7 +110,7 @@ static void test_rdma_through_pci_import(void **state)
 
 	(void)state;
 	/* The host first: fork before this process starts UCX. */
-	spawn(&p, child_mmap_main, HOST_PERMS);
+	spawn_exec(&p, child_mmap_main, HOST_PERMS);
 	if (rdma_pair_setup() != 0) {
 		print_message("skipped: no soft loopback device\n");
 		finish(&p);
@@ -246,7 +246,7 @@ static void test_large_in_flight(void **state)
 	int want;
 
 	(void)state;
-	spawn(&p, child_mmap_main, HOST_PERMS);
+	spawn_exec(&p, child_mmap_main, HOST_PERMS);
 	if (rdma_pair_setup() != 0) {
 		print_message("skipped: no soft loopback device\n");
 		finish(&p);
@@ -303,13 +303,19 @@ static void test_large_in_flight(void **state)
 	finish(&p);
 }
 
-int main(void)
+const struct pci_child pci_children[] = {
+	{"mmap", child_mmap_main},
+	{NULL, NULL},
+};
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rdma_through_pci_import),
 		cmocka_unit_test(test_large_in_flight),
 	};
 
+	pci_child_run(argc, argv);
 	/* A small bounce budget (KiB): large operations queue for it. */
 	setenv("SOFTDOCA_PCI_BOUNCE_KIB", "128", 1);
 	signal(SIGPIPE, SIG_IGN);
