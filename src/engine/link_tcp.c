@@ -514,13 +514,16 @@ static doca_error_t own_open(struct lt_peer *p, const struct lt_addr *a)
 
 /* Whether this side opens the connection's socket: the side whose
  * (address, port, connection id) is lower, as both can tell from the two
- * descriptors; a DC side that connects always does (its peer may never). */
+ * descriptors; a DC side that connects always does (its peer may never),
+ * and so does one whose peer's descriptor names a process of this host
+ * that has exited (an open then tells at once whether anyone is there;
+ * if the peer opens one too, each direction has its own socket). */
 static bool link_role_opens(const struct lt_peer *p, const struct lt_addr *peer)
 {
 	struct engine_conn *c = p->conn;
 	uint8_t ours[LT_ADDR_LEN + 4], theirs[LT_ADDR_LEN + 4];
 
-	if (c->worker->conf.dc)
+	if (c->worker->conf.dc || c->peer_claims_exited)
 		return true;
 	lt_addr_build(ours, &p->lt->self);
 	lt_addr_build(theirs, peer);
