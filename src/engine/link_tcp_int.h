@@ -33,6 +33,8 @@
  * kernel's backlog (a burst of honest peers, whose AUTH follows at once,
  * is never cut; one that never speaks is). */
 #define LT_PRE_GRACE_NS (200ULL * 1000000ULL)
+/* Bytes one read into a block asks for. */
+#define LT_RECV_CHUNK (16u * 1024u)
 /* Bytes read from one socket in one progress call. */
 #define LT_READ_BUDGET (4u << 20)
 /* A payload of at most this is copied when the socket cannot take it at
@@ -41,9 +43,9 @@
 #define LT_COPY_MAX (16u * 1024u)
 /* A payload larger than this, in a send not marked eager, goes by
  * rendezvous (the receiver fetches it into its checked destination). */
-#define LT_RNDV_THRESH (16u * 1024u)
+#define LT_RNDV_THRESH (32u * 1024u)
 /* Payload bytes per DATA frame: between two, other frames may pass. */
-#define LT_FRAG (256u * 1024u)
+#define LT_FRAG (1u << 20)
 /* iovecs of one sendmsg. */
 #define LT_IOV_MAX 64
 
@@ -178,6 +180,7 @@ struct lt_peer {
 	struct lt_rndv *rndvs;       /* fetching or discarding */
 	uint32_t kept_blocks;
 	bool paused;
+	bool hdr_next;               /* a DATA payload just ended: read the next header alone */
 };
 
 /* An accepted socket before its AUTH. */

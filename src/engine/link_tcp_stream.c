@@ -187,6 +187,7 @@ void lt_stream_reset(struct lt_peer *p, doca_error_t status)
 	}
 	p->kept_blocks = 0;
 	p->paused = false;
+	p->hdr_next = false;
 }
 
 static void tx_list_free(struct lt_tx *tx)
@@ -746,6 +747,9 @@ static ssize_t fill_from_socket(struct lt_peer *p, size_t budget, bool *drained)
 	if (n > 0) {
 		*drained = (size_t)n < want;
 		fill_advance(p, (size_t)n);
+		/* The next frame is most likely DATA again: read its header
+		 * alone, so its payload goes straight to where it belongs. */
+		p->hdr_next = p->fill == NULL;
 		return n;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -965,7 +969,7 @@ static void in_idle(struct lt_peer *p)
 /* Read more into the block. Bytes read, 0: nothing now, -1: p failed.
  * *drained: the read took less than it could, so the socket is most
  * likely empty (its next bytes make epoll report it again). */
-static ssize_t in_recv(struct lt_peer *p, bool *drained)
+static ssize_t in_recv(struct lt_peer *p, size_t need, bool *drained)
 {
 	size_t room;
 	ssize_t n;
@@ -974,7 +978,13 @@ static ssize_t in_recv(struct lt_peer *p, bool *drained)
 		lt_peer_fail(p, "no memory for a read buffer");
 		return -1;
 	}
+	/* At most a chunk: a rendezvous payload behind the frames read
+	 * goes to its destination, not through this block. */
 	room = LT_BLOCK_DATA - p->wpos;
+	if (room > LT_RECV_CHUNK && room > need)
+		room = need > LT_RECV_CHUNK ? need : LT_RECV_CHUNK;
+	if (p->hdr_next && p->wpos - p->rpos < LT_FRAME_HDR)
+		room = LT_FRAME_HDR - (p->wpos - p->rpos);
 	do {
 		n = recv(lt_rsock(p)->fd, (uint8_t *)p->blk->data + p->wpos, room, MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
@@ -1017,6 +1027,7 @@ unsigned int lt_in_read(struct lt_peer *p)
 
 	while (lt_rsock(p)->fd >= 0 && p->gen == gen && budget > 0) {
 		struct lt_frame f;
+		size_t need = 0;
 		ssize_t n;
 
 		if (p->fill != NULL) {
@@ -1038,6 +1049,7 @@ unsigned int lt_in_read(struct lt_peer *p)
 				protocol_error(p, "a malformed frame header");
 				return frames;
 			}
+			p->hdr_next &= f.type == LT_DATA;
 			if (p->wpos - p->rpos >= lt_frame_inline_len(&f)) {
 				bool first = lt_rsock(p) == &p->own && !p->own_authed;
 
@@ -1046,13 +1058,14 @@ unsigned int lt_in_read(struct lt_peer *p)
 				frames++;
 				continue;
 			}
+			need = lt_frame_inline_len(&f) - (p->wpos - p->rpos);
 		}
 		if (drained) {
 			/* Not another system call to learn it is empty. */
 			in_idle(p);
 			return frames;
 		}
-		n = in_recv(p, &drained);
+		n = in_recv(p, need, &drained);
 		if (n <= 0)
 			return frames;
 		budget -= (size_t)n < budget ? (size_t)n : budget;
