@@ -398,8 +398,11 @@ static void cm_pre_promote(struct engine_listener *l, struct engine_cm_pre *p, c
 		cm_pre_release(l, p, true);
 		return;
 	}
-	/* The socket moves to the connection: same fd, new epoll owner. */
+	/* The socket moves to the connection: same fd, new epoll owner (an
+	 * event of the slot's last socket, still in the service thread's
+	 * batch, must not be taken for this one's). */
 	c->cm_src.fd = p->src.fd;
+	engine_svc_renewed(&c->cm_src);
 	c->cm_rx = p->rx;
 	c->cm_rx_len = p->rx_len;
 	p->rx = NULL;

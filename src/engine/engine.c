@@ -171,6 +171,26 @@ static const struct ucx_tls *engine_transports(void)
 
 /* ---- the service thread -------------------------------------------- */
 
+/* An event's data: the source, and in the top 16 bits (above any user
+ * address of x86_64 or aarch64) its generation when it was watched. */
+#define SVC_GEN_SHIFT 48
+
+static uint64_t svc_event_data(const struct svc_source *src)
+{
+	return (uint64_t)(uintptr_t)src | (uint64_t)src->gen << SVC_GEN_SHIFT;
+}
+
+static struct svc_source *svc_event_source(uint64_t data)
+{
+	return (struct svc_source *)(uintptr_t)(data & ((1ULL << SVC_GEN_SHIFT) - 1));
+}
+
+static uint16_t svc_event_gen(uint64_t data)
+{
+	return (uint16_t)(data >> SVC_GEN_SHIFT);
+}
+
+
 static struct {
 	pthread_mutex_t lock; /* held while the thread serves a worker, and to (un)register */
 	pthread_cond_t looped; /* signalled after each round of the thread's loop */
@@ -290,7 +310,7 @@ static void svc_rearm(struct engine_worker *w)
 	struct svc_source *srcs[] = {&w->svc_src, &w->svc_tcp_src};
 
 	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
-		struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = srcs[i]};
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = svc_event_data(srcs[i])};
 
 		if (srcs[i]->fd >= 0 && epoll_ctl(svc.epfd, EPOLL_CTL_MOD, srcs[i]->fd, &ev) != 0)
 			SDK_LOG_DBG("cannot re-enable the worker's event fd: %s", strerror(errno));
@@ -324,8 +344,9 @@ static bool svc_has_worker(const struct engine_worker *w)
 }
 
 /* An fd event for one worker's connection or listener. svc.lock held;
- * the source may belong to a worker being torn down, so look first. */
-static void svc_source_event(struct svc_source *src, uint32_t events)
+ * the source may belong to a worker being torn down, so look first, and
+ * it may have another socket now than the one the event is for (gen). */
+static void svc_source_event(struct svc_source *src, uint16_t gen, uint32_t events)
 {
 	struct engine_worker *w = src->worker;
 	struct engine_conn *c = src->conn;
@@ -333,7 +354,7 @@ static void svc_source_event(struct svc_source *src, uint32_t events)
 	if (!svc_has_worker(w))
 		return;
 	pthread_mutex_lock(&w->lock);
-	if (src->fd >= 0) {
+	if (src->fd >= 0 && src->gen == gen) {
 		switch (src->kind) {
 		case SVC_PEER:
 			/* The process the peer's descriptor names is gone: take
@@ -617,14 +638,14 @@ static void *svc_main(void *arg)
 			return NULL;
 		}
 		for (int i = 0; i < n; i++) {
-			struct svc_source *src = events[i].data.ptr;
+			struct svc_source *src = svc_event_source(events[i].data.u64);
 			uint64_t drain;
 
 			if (src->kind == SVC_KICK) {
 				if (read(svc.kickfd, &drain, sizeof(drain)) < 0)
 					drain = 0;
 			} else if (src->kind != SVC_WORKER) {
-				svc_source_event(src, events[i].events);
+				svc_source_event(src, svc_event_gen(events[i].data.u64), events[i].events);
 			}
 		}
 		timeout = svc_round(engine_now_ns());
@@ -637,7 +658,7 @@ static void *svc_main(void *arg)
 
 static doca_error_t svc_start_locked(void)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &svc_kick_src};
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = svc_event_data(&svc_kick_src)};
 
 	if (svc.running)
 		return DOCA_SUCCESS;
@@ -661,12 +682,20 @@ fail:
 	return DOCA_ERROR_OPERATING_SYSTEM;
 }
 
+void engine_svc_renewed(struct svc_source *src)
+{
+	src->gen++;
+}
+
 void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modify)
 {
-	struct epoll_event ev = {.events = events, .data.ptr = src};
+	struct epoll_event ev = {.events = events, .data.u64 = 0};
 
 	if (src->fd < 0 || svc.epfd < 0)
 		return;
+	if (!modify)
+		src->gen++;
+	ev.data.u64 = svc_event_data(src);
 	if (epoll_ctl(svc.epfd, modify ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, src->fd, &ev) != 0)
 		SDK_LOG_WARN("cannot watch fd %d: %s", src->fd, strerror(errno));
 }
@@ -684,11 +713,12 @@ void engine_svc_unwatch(struct svc_source *src)
 		epoll_ctl(svc.epfd, EPOLL_CTL_DEL, src->fd, NULL);
 	close(src->fd);
 	src->fd = -1;
+	src->gen++;
 }
 
 static doca_error_t svc_add(struct svc_source *src)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = src};
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = svc_event_data(src)};
 
 	if (src->fd < 0 || epoll_ctl(svc.epfd, EPOLL_CTL_ADD, src->fd, &ev) == 0)
 		return DOCA_SUCCESS;

@@ -46,6 +46,11 @@ enum svc_kind {
 struct svc_source {
 	enum svc_kind kind;
 	int fd;
+	/* Bumped whenever fd changes (a new socket, or none): an event the
+	 * service thread collected for the old one is told apart (a
+	 * connection slot's socket may close and a new one take its place
+	 * while the thread works through a batch of events). */
+	uint16_t gen;
 	struct engine_worker *worker;
 	struct engine_conn *conn;
 	struct engine_listener *listener;
@@ -346,6 +351,8 @@ void engine_svc_kick(void);
 void engine_svc_watch(struct svc_source *src);
 void engine_svc_watch_events(struct svc_source *src, uint32_t events, bool modify);
 void engine_svc_unwatch(struct svc_source *src);
+/* src->fd was replaced by another socket without engine_svc_unwatch. */
+void engine_svc_renewed(struct svc_source *src);
 void engine_host_identity(uint8_t host_id[WIRE_HOST_ID_LEN], uint64_t *pid_ns);
 
 /* keepalive.c */
