@@ -241,7 +241,7 @@ static bool worker_arm(struct engine_worker *w)
 	if (w->ucp != NULL)
 		armed = link_ucx_arm(w);
 	if (w->tcp != NULL)
-		armed &= link_tcp_idle(w->tcp);
+		armed &= link_tcp_poll(w->tcp, true) == 0 && link_tcp_idle(w->tcp);
 	return armed;
 }
 

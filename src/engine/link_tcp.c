@@ -611,12 +611,29 @@ static void lt_ep_close(struct engine_conn *c)
 
 /* ---- the worker's link ------------------------------------------------- */
 
+/* With no socket but the listener, a look every this often is enough
+ * for a newcomer (a system call per progress would cost a program whose
+ * peers are all on this host over shared memory). */
+#define LT_IDLE_LOOK_NS 1000000ULL
+
 unsigned int link_tcp_progress(struct link_tcp *lt)
+{
+	return link_tcp_poll(lt, false);
+}
+
+unsigned int link_tcp_poll(struct link_tcp *lt, bool look)
 {
 	struct epoll_event ev[32];
 	unsigned int n = lt_run_done(lt);
 	int k;
 
+	if (lt->nsocks == 0 && !look) {
+		uint64_t now = engine_coarse_ns();
+
+		if (now < lt->idle_look_ns)
+			return n;
+		lt->idle_look_ns = now + LT_IDLE_LOOK_NS;
+	}
 	do {
 		k = epoll_wait(lt->epfd, ev, 32, 0);
 	} while (k < 0 && errno == EINTR);

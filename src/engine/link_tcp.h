@@ -24,8 +24,11 @@ doca_error_t link_tcp_open(struct engine_worker *w, struct doca_dev *dev, uint32
 void link_tcp_close(struct engine_worker *w);
 
 /* Read and write what the sockets let us, run callbacks that are due.
- * Returns how much happened (0: nothing). */
+ * Returns how much happened (0: nothing). With no socket but the
+ * listener it looks at the listener once a millisecond at most; look:
+ * now (before the worker sleeps on link_tcp_fd). */
 unsigned int link_tcp_progress(struct link_tcp *lt);
+unsigned int link_tcp_poll(struct link_tcp *lt, bool look);
 /* Whether the worker may sleep on link_tcp_fd: nothing due without a
  * socket event. */
 bool link_tcp_idle(const struct link_tcp *lt);

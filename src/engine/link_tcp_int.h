@@ -210,6 +210,7 @@ struct link_tcp {
 	struct lt_block *cache[LT_BLOCK_CACHE];
 	uint32_t ncache;
 	struct lt_req *done_head, *done_tail;
+	uint64_t idle_look_ns;       /* no socket but the listener: next look at it */
 	uint8_t scratch[4096];       /* DATA of a cancelled fetch lands here */
 };
 
