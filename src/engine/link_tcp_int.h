@@ -25,6 +25,9 @@
 #define LT_BLOCK_CACHE 8
 /* Blocks a peer's kept messages may pin before its socket is paused. */
 #define LT_KEPT_MAX 32u
+/* ... and no peer can make it hold more: 4096 messages waiting (the
+ * target's queue bound) of at most LT_RNDV_THRESH bytes fill 512 blocks. */
+#define LT_KEPT_HARD 640u
 /* Accepted sockets not yet authenticated, and how long they may take. */
 #define LT_MAX_PRE 128
 #define LT_PRE_TIMEOUT_NS (2ULL * 1000000000ULL)

@@ -1001,6 +1001,25 @@ static ssize_t in_recv(struct lt_peer *p, size_t need, bool *drained)
 	return -1;
 }
 
+/* Whether reading may go on, by what the engine keeps of this peer's
+ * messages (each pins its block). Past LT_KEPT_MAX blocks reading
+ * pauses until the engine gives some back, unless a fetch of this peer
+ * is under way: then what the engine waits for is behind the kept ones
+ * in the stream (a large write at the head of the target's queue), and
+ * a pause would never end. An honest peer's kept messages fill their
+ * blocks; one that pins LT_KEPT_HARD blocks is not honest. */
+static bool kept_within_bounds(struct lt_peer *p)
+{
+	if (p->kept_blocks >= LT_KEPT_HARD) {
+		protocol_error(p, "it keeps more messages waiting than a send queue can hold");
+		return false;
+	}
+	if (p->kept_blocks < LT_KEPT_MAX || p->rndvs != NULL || p->fill != NULL)
+		return true;
+	peer_pause(p);
+	return false;
+}
+
 /* The first frame on the socket we opened: the peer's AUTH, naming our
  * connection and its secret (so nobody else answers for it). */
 static bool own_auth(struct lt_peer *p, const struct lt_frame *f)
@@ -1042,7 +1061,7 @@ unsigned int lt_in_read(struct lt_peer *p)
 				continue;
 			}
 		}
-		if (p->paused || (p->kept_blocks >= LT_KEPT_MAX && (peer_pause(p), true)))
+		if (p->paused || !kept_within_bounds(p))
 			return frames;
 		if (p->blk != NULL && p->wpos - p->rpos >= LT_FRAME_HDR) {
 			if (lt_frame_parse((uint8_t *)p->blk->data + p->rpos, &f) != DOCA_SUCCESS) {
@@ -1120,6 +1139,7 @@ doca_error_t lt_recv_data(struct engine_worker *w, void *data, const struct engi
 	rv->next = p->rndvs;
 	p->rndvs = rv;
 	rv->listed = true;
+	peer_resume(p); /* its DATA must be read, whatever is kept */
 	*req = rv;
 	(void)lt_out_write(p); /* may fail p: the fetch then completes with an error */
 	return DOCA_SUCCESS;

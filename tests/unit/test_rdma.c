@@ -1316,6 +1316,106 @@ static void test_stop_flushes_receive(void **state)
 	put(dst);
 }
 
+/* A large write (its payload fetched by the target: a rendezvous) with
+ * many sends behind it that wait for receives: the target keeps the
+ * sends' payloads while the write's data is still to come behind them in
+ * the stream, far more than a link lets one peer pin before it stops
+ * reading (TCP: 32 read buffers of 256 KiB). The write must complete all
+ * the same (reading stops only when nothing the target waits for is
+ * behind), then every send once receives are posted, in order. */
+#define BEHIND_SENDS 320
+#define BEHIND_SEND_LEN (30u * 1024u)
+#define BEHIND_WRITE_LEN (4u << 20)
+
+static void test_sends_behind_large_write(void **state)
+{
+	static struct doca_rdma_task_receive *recv[BEHIND_SENDS];
+	static struct doca_rdma_task_send *send[BEHIND_SENDS];
+	struct side_conf conf = {.permissions = ALL_RDMA_PERMS, .rnr_retry = 7, .send_queue_size = 512};
+	size_t len = BEHIND_WRITE_LEN * 2 + BEHIND_SEND_LEN * (BEHIND_SENDS + 1);
+	char *mem = aligned_alloc(4096, len);
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *m, *rm;
+	struct doca_rdma_task_write *wr;
+	struct doca_buf *src, *rdst, *ssrc[BEHIND_SENDS], *rbuf[BEHIND_SENDS];
+	union doca_data ud = {.u64 = 0};
+	char *sends_at = mem + BEHIND_WRITE_LEN * 2;
+
+	(void)state;
+	assert_non_null(mem);
+	ok_calls = err_calls = done_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_apply_conf(&A, &conf);
+	side_apply_conf(&B, &conf);
+	side_conf_tasks(&A, BEHIND_SENDS + 1, false);
+	side_conf_tasks(&B, BEHIND_SENDS + 1, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	pair_connect();
+	assert_ok(doca_buf_inventory_create(2 * BEHIND_SENDS + 4, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	for (size_t i = 0; i < len; i++)
+		mem[i] = (char)(i * 131 + 7);
+	m = local_mmap(mem, len, ALL_RDMA_PERMS);
+	rm = remote_of(m);
+	assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, mem, BEHIND_WRITE_LEN, mem, BEHIND_WRITE_LEN, &src));
+	assert_ok(doca_buf_inventory_buf_get_by_args(inv, rm, mem + BEHIND_WRITE_LEN, BEHIND_WRITE_LEN,
+						     mem + BEHIND_WRITE_LEN, 0, &rdst));
+	assert_ok(doca_rdma_task_write_allocate_init(A.rdma, A.conn, src, rdst, ud, &wr));
+	assert_ok(doca_task_try_submit(doca_rdma_task_write_as_task(wr)));
+	for (int i = 0; i < BEHIND_SENDS; i++) {
+		char *at = sends_at + (size_t)i * BEHIND_SEND_LEN;
+
+		assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, at, BEHIND_SEND_LEN, at, BEHIND_SEND_LEN,
+							     &ssrc[i]));
+		ud.u64 = (uint64_t)i + 1;
+		assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, ssrc[i], ud, &send[i]));
+		assert_ok(doca_task_try_submit(doca_rdma_task_send_as_task(send[i])));
+	}
+	/* The write completes while the sends still wait. */
+	assert_true(progress_until(&ok_calls, 1));
+	assert_int_equal(err_calls, 0);
+	assert_memory_equal(mem + BEHIND_WRITE_LEN, mem, BEHIND_WRITE_LEN);
+	progress_rounds(1000);
+	assert_int_equal(ok_calls, 1);
+	/* Receives let the sends in, one after the other. */
+	for (int i = 0; i < BEHIND_SENDS; i++) {
+		char *at = sends_at + (size_t)BEHIND_SENDS * BEHIND_SEND_LEN;
+
+		assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, at, BEHIND_SEND_LEN, at, 0, &rbuf[i]));
+		assert_ok(doca_rdma_task_receive_allocate_init(B.rdma, rbuf[i], ud, &recv[i]));
+		assert_ok(doca_task_try_submit(doca_rdma_task_receive_as_task(recv[i])));
+	}
+	assert_true(progress_until(&ok_calls, 1 + 2 * BEHIND_SENDS));
+	assert_int_equal(err_calls, 0);
+	for (int i = 0; i < BEHIND_SENDS; i++) {
+		assert_int_equal(doca_rdma_task_receive_get_result_len(recv[i]), BEHIND_SEND_LEN);
+		doca_task_free(doca_rdma_task_receive_as_task(recv[i]));
+		doca_task_free(doca_rdma_task_send_as_task(send[i]));
+		assert_ok(doca_buf_dec_refcount(ssrc[i], NULL));
+		assert_ok(doca_buf_dec_refcount(rbuf[i], NULL));
+	}
+	/* The last send landed last. */
+	assert_memory_equal(sends_at + (size_t)BEHIND_SENDS * BEHIND_SEND_LEN,
+			    sends_at + (size_t)(BEHIND_SENDS - 1) * BEHIND_SEND_LEN, BEHIND_SEND_LEN);
+	doca_task_free(doca_rdma_task_write_as_task(wr));
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(rdst, NULL));
+	side_stop(&A);
+	side_stop(&B);
+	side_destroy(&A);
+	side_destroy(&B);
+	assert_ok(doca_mmap_stop(rm));
+	assert_ok(doca_mmap_destroy(rm));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_buf_inventory_stop(inv));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1350,6 +1450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomics, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_stop_flushes_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_stop_fails_held_back_writes, setup_pair, teardown_sides),
+		cmocka_unit_test_teardown(test_sends_behind_large_write, teardown_sides),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
