@@ -71,6 +71,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -110,10 +111,12 @@
 #define CM_REQ 1
 #define CM_REP 2
 #define CM_REJ 3
-#define DESC_VERSION 3    /* WIRE_VERSION */
-#define DESC_FIXED_LEN 80 /* WIRE_DESC_FIXED_LEN */
+#define DESC_VERSION 4     /* WIRE_VERSION */
+#define DESC_FIXED_LEN 112 /* WIRE_DESC_FIXED_LEN */
 #define DESC_MAX_ADDR_LEN 8192
-#define GARBAGE_ADDR_LEN 145 /* 12 + 80 + 145 = 237 bytes */
+#define DESC_FLAG_SHM 0x2     /* WIRE_DESC_FLAG_SHM */
+#define DESC_UCX_DEFAULTS 0xf /* WIRE_UCX_*: the UCX settings softdoca applies when none is set */
+#define GARBAGE_ADDR_LEN 145 /* 12 + 112 + 145 = 269 bytes */
 
 /* ---- data path ----------------------------------------------------------- */
 
@@ -934,20 +937,59 @@ static void case_oversized(void)
 	verdict(ok == n, "oversized: %d of %d closed within %.1f s, server alive", ok, n, FAST_CLOSE_MS / 1000.0);
 }
 
-/* A descriptor header (wire.c's layout) for an address of addr_len. */
+/* This host as a descriptor names it: the kernel's boot id (16 bytes
+ * from its hex digits) and our pid namespace's inode. */
+static void host_identity(uint8_t id[16], uint64_t *pid_ns)
+{
+	char text[64] = {0};
+	struct stat st;
+	size_t n = 0;
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY);
+
+	memset(id, 0, 16);
+	*pid_ns = 0;
+	if (fd >= 0) {
+		ssize_t got = read(fd, text, sizeof(text) - 1);
+
+		close(fd);
+		for (ssize_t i = 0; i + 1 < got && n < 16; i++) {
+			unsigned int byte;
+
+			if (text[i] == '-')
+				continue;
+			if (sscanf(text + i, "%2x", &byte) != 1)
+				break;
+			id[n++] = (uint8_t)byte;
+			i++;
+		}
+	}
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		*pid_ns = (uint64_t)st.st_ino;
+}
+
+/* A descriptor header (wire.c's layout) for a UCX worker address of
+ * addr_len bytes, of a process on this host that offers shared memory
+ * with softdoca's UCX settings: the server then takes the UCX link, and
+ * the address reaches its check. */
 static void desc_header(uint8_t *d, uint32_t addr_len)
 {
+	uint64_t pid_ns;
+
 	memcpy(d, "SDRC", 4);
 	put_u16(d + 4, DESC_VERSION);
-	put_u16(d + 6, 0);
+	put_u16(d + 6, DESC_FLAG_SHM);
 	put_u32(d + 8, DESC_FIXED_LEN + addr_len);
 	put_u32(d + 12, 1);
 	for (int i = 16; i < 32; i++)
 		d[i] = (uint8_t)rng();
 	put_u32(d + 32, (uint32_t)getpid());
 	put_u32(d + 36, addr_len);
-	memset(d + 40, 0, 24); /* host id, pid namespace: not this host */
+	host_identity(d + 40, &pid_ns);
+	memcpy(d + 56, &pid_ns, sizeof(pid_ns));
 	memset(d + 64, 0, 16); /* process start, run, GID index and type: not said */
+	memset(d + 80, 0, 20); /* no TCP link */
+	put_u32(d + 100, DESC_UCX_DEFAULTS);
+	memset(d + 104, 0, 8);
 }
 
 /* Valid CM and descriptor headers around GARBAGE_ADDR_LEN random bytes
