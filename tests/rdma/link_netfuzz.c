@@ -42,9 +42,10 @@
  * AUTH, silence, and the server must close within SLOW_CLOSE_MS (the
  * link gives a socket 2 s to authenticate). Then the connection is
  * dropped. Seeds name the live values (connection ids and secrets, the
- * region's id, secret and address) with placeholders (PH_*): mutations
- * work on that form, which is what a failure leaves for --replay, and the
- * round fills in its values before sending.
+ * region's id, secret and address) with placeholders (the corpus format,
+ * ../fuzz/link_seed.h, which fuzz_link reads too): mutations work on
+ * that form, which is what a failure leaves for --replay, and the round
+ * fills in its values before sending.
  *
  * After every round: the server lives, its canaries are unchanged, its
  * descriptors come back within FD_SLACK of where they started (bounded
@@ -99,6 +100,7 @@
 #include <doca_rdma.h>
 #include <doca_types.h>
 
+#include "../fuzz/link_seed.h"
 #include "link_tcp_wire.h"
 #include "mmap.h"
 #include "wire.h"
@@ -141,17 +143,12 @@
 #define MEMORY_CHECKED true
 #endif
 
-/* Placeholders of live values in seeds, replaced each round. */
-#define PH_SRV_ID 0xD5D5D501u        /* u32: the server's connection */
-#define PH_OUR_ID 0xD5D5D502u        /* u32: ours (live) */
-#define PH_SRV_SECRET 0xD1           /* 16 such bytes: the server connection's secret */
-#define PH_OUR_SECRET 0xD2           /* 16 such bytes: ours */
-#define PH_REGION_ID 0xD3            /* 8 such bytes: the region's id */
-#define PH_REGION_SECRET 0xD4        /* 16 such bytes: the region's secret */
-#define PH_ADDR 0xD6                 /* 6 such bytes above a u16 offset: region address + offset */
 #define OUR_ID 0x4e46u               /* our connection id in live rounds */
 
-enum way { WAY_RAW = 0, WAY_AUTH = 1, WAY_LIVE = 2 };
+/* The corpus format (placeholders, ways): ../fuzz/link_seed.h. */
+#define WAY_RAW LINK_WAY_RAW
+#define WAY_AUTH LINK_WAY_AUTH
+#define WAY_LIVE LINK_WAY_LIVE
 
 /* ---- small things ----------------------------------------------------------- */
 
@@ -669,20 +666,8 @@ static struct {
 	size_t warm_heap;
 } srv = {.pid = -1, .to = -1, .from = -1};
 
-/* What a round's connection is: the server's, and our peer's (live). */
-struct round_ids {
-	uint32_t srv_id;
-	uint8_t srv_secret[ENGINE_SECRET_LEN];
-	uint32_t our_id;
-	uint8_t our_secret[ENGINE_SECRET_LEN];
-	struct {
-		uint64_t id;
-		uint8_t secret[ENGINE_SECRET_LEN];
-		uint64_t addr;
-	} region;
-};
-
-static struct round_ids ids;
+/* What the placeholders stand for in this round. */
+static struct link_seed_values ids;
 static int failures;
 static char why[512];
 static bool verbose;
@@ -1112,53 +1097,29 @@ static struct wire_req ph_req(uint8_t opcode, uint16_t off, uint64_t length, uin
 {
 	struct wire_req r = {.version = WIRE_VERSION, .opcode = opcode, .length = length, .wr_id = wr_id};
 
-	r.dst_conn_id = PH_SRV_ID;
-	memset(r.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
-	r.src_conn_id = PH_OUR_ID;
-	memset(&r.region_id, PH_REGION_ID, sizeof(r.region_id));
-	memset(r.region_secret, PH_REGION_SECRET, ENGINE_SECRET_LEN);
-	memset(&r.remote_addr, PH_ADDR, sizeof(r.remote_addr));
+	r.dst_conn_id = LINK_PH_SRV_ID;
+	memset(r.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
+	r.src_conn_id = LINK_PH_OUR_ID;
+	memset(&r.region_id, LINK_PH_REGION_ID, sizeof(r.region_id));
+	memset(r.region_secret, LINK_PH_REGION_SECRET, ENGINE_SECRET_LEN);
+	memset(&r.remote_addr, LINK_PH_ADDR, sizeof(r.remote_addr));
 	put_le((uint8_t *)&r.remote_addr, off, 2);
 	return r;
 }
 
 static struct wire_hello ph_hello(void)
 {
-	struct wire_hello h = {.version = WIRE_VERSION, .dst_conn_id = PH_SRV_ID, .src_conn_id = PH_OUR_ID};
+	struct wire_hello h = {.version = WIRE_VERSION, .dst_conn_id = LINK_PH_SRV_ID, .src_conn_id = LINK_PH_OUR_ID};
 
-	memset(h.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
-	memset(h.src_secret, PH_OUR_SECRET, ENGINE_SECRET_LEN);
+	memset(h.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
+	memset(h.src_secret, LINK_PH_OUR_SECRET, ENGINE_SECRET_LEN);
 	return h;
 }
 
 /* Replace the placeholders in b with this round's values. */
 static void fill_placeholders(uint8_t *b, size_t len)
 {
-	for (size_t i = 0; i + 4 <= len; i++) {
-		uint32_t v = (uint32_t)get_le(b + i, 4);
-
-		if (v == PH_SRV_ID) {
-			put_le(b + i, ids.srv_id, 4);
-			i += 3;
-		} else if (v == PH_OUR_ID) {
-			put_le(b + i, ids.our_id, 4);
-			i += 3;
-		} else if (i + 16 <= len && (b[i] == PH_SRV_SECRET || b[i] == PH_OUR_SECRET || b[i] == PH_REGION_SECRET) &&
-			   memcmp(b + i, b + i + 1, 15) == 0) {
-			memcpy(b + i,
-			       b[i] == PH_SRV_SECRET ? ids.srv_secret :
-			       b[i] == PH_OUR_SECRET ? ids.our_secret :
-						       ids.region.secret,
-			       ENGINE_SECRET_LEN);
-			i += 15;
-		} else if (i + 8 <= len && b[i] == PH_REGION_ID && memcmp(b + i, b + i + 1, 7) == 0) {
-			put_le(b + i, ids.region.id, 8);
-			i += 7;
-		} else if (i + 8 <= len && b[i + 2] == PH_ADDR && memcmp(b + i + 2, b + i + 3, 5) == 0) {
-			put_le(b + i, ids.region.addr + get_le(b + i, 2), 8);
-			i += 7;
-		}
-	}
+	link_seed_fill(b, len, &ids);
 }
 
 /* ---- seeds ---------------------------------------------------------------------------------- */
@@ -1198,9 +1159,9 @@ static int write_seeds(const char *dir)
 	size_t n;
 	int rc = 0;
 
-	memset(secret, PH_SRV_SECRET, sizeof(secret));
+	memset(secret, LINK_PH_SRV_SECRET, sizeof(secret));
 	/* raw: the AUTH parser, and frames where an AUTH belongs */
-	n = auth_frame(b, PH_SRV_ID, secret);
+	n = auth_frame(b, LINK_PH_SRV_ID, secret);
 	rc |= write_seed(dir, "raw-auth", WAY_RAW, b, n);
 	n += msg_frame(b + n, WIRE_AM_HELLO, &hello, sizeof(hello), 0, 0);
 	rc |= write_seed(dir, "raw-auth-hello", WAY_RAW, b, n);
@@ -1269,23 +1230,23 @@ static int write_seeds(const char *dir)
 	n = msg_frame(b, WIRE_AM_REQ, &r, sizeof(r), 100, 0x44);
 	rc |= write_seed(dir, "live-send", WAY_LIVE, b, n);
 	{
-		struct wire_ack ack = {.version = WIRE_VERSION, .dst_conn_id = PH_SRV_ID, .wr_id = 1};
-		struct wire_resp resp = {.version = WIRE_VERSION, .opcode = ENGINE_OP_READ, .dst_conn_id = PH_SRV_ID,
+		struct wire_ack ack = {.version = WIRE_VERSION, .dst_conn_id = LINK_PH_SRV_ID, .wr_id = 1};
+		struct wire_resp resp = {.version = WIRE_VERSION, .opcode = ENGINE_OP_READ, .dst_conn_id = LINK_PH_SRV_ID,
 					 .wr_id = 1, .result_len = 16};
-		struct wire_ping ping = {.version = WIRE_VERSION, .dst_conn_id = PH_SRV_ID};
+		struct wire_ping ping = {.version = WIRE_VERSION, .dst_conn_id = LINK_PH_SRV_ID};
 
-		memset(ack.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
-		memset(resp.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
-		memset(ping.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
+		memset(ack.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
+		memset(resp.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
+		memset(ping.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
 		n = msg_frame(b, WIRE_AM_ACK, &ack, sizeof(ack), 0, 0);
 		n += msg_frame(b + n, WIRE_AM_RESP, &resp, sizeof(resp), 16, 0x55);
 		n += msg_frame(b + n, WIRE_AM_PING, &ping, sizeof(ping), 0, 0);
 		rc |= write_seed(dir, "live-ack-resp-ping", WAY_LIVE, b, n);
 	}
 	{
-		struct wire_bye bye = {.version = WIRE_VERSION, .dst_conn_id = PH_SRV_ID};
+		struct wire_bye bye = {.version = WIRE_VERSION, .dst_conn_id = LINK_PH_SRV_ID};
 
-		memset(bye.dst_secret, PH_SRV_SECRET, ENGINE_SECRET_LEN);
+		memset(bye.dst_secret, LINK_PH_SRV_SECRET, ENGINE_SECRET_LEN);
 		n = msg_frame(b, WIRE_AM_BYE, &bye, sizeof(bye), 0, 0);
 		rc |= write_seed(dir, "live-bye", WAY_LIVE, b, n);
 	}
@@ -1824,7 +1785,7 @@ static int honest_round(uint32_t round)
 			err = doca_buf_inventory_buf_get_by_data(cl.inv, cl.mmap, cl.mem + off, len, &local);
 			if (err == DOCA_SUCCESS)
 				err = doca_buf_inventory_buf_get_by_addr(cl.inv, cl.rmmap,
-									 (uint8_t *)(uintptr_t)ids.region.addr + off,
+									 (uint8_t *)(uintptr_t)ids.region_addr + off,
 									 len, &remote);
 			if (err == DOCA_SUCCESS)
 				err = doca_rdma_task_write_allocate_init(cl.rdma, conn, local, remote, ud, &t);
@@ -1833,7 +1794,7 @@ static int honest_round(uint32_t round)
 		} else {
 			struct doca_rdma_task_read *t;
 
-			err = doca_buf_inventory_buf_get_by_data(cl.inv, cl.rmmap, (uint8_t *)(uintptr_t)ids.region.addr,
+			err = doca_buf_inventory_buf_get_by_data(cl.inv, cl.rmmap, (uint8_t *)(uintptr_t)ids.region_addr,
 								 len, &remote);
 			if (err == DOCA_SUCCESS)
 				err = doca_buf_inventory_buf_get_by_addr(cl.inv, cl.mmap, cl.mem + REGION_LEN, len,
@@ -1905,7 +1866,7 @@ static int client_setup(void)
 	TRY(doca_mmap_create_from_export(NULL, srv.mmap_desc, srv.mmap_len, cl.dev, &rm));
 	cl.rmmap = rm;
 	TRY(doca_mmap_get_memrange(rm, &addr, &len));
-	ids.region.addr = (uint64_t)(uintptr_t)addr;
+	ids.region_addr = (uint64_t)(uintptr_t)addr;
 	/* The region's id and secret, for the seeds' requests: the
 	 * descriptor's own parser (mmap.h) reads them. */
 	{
@@ -1913,8 +1874,8 @@ static int client_setup(void)
 
 		if (softdoca_mmap_desc_parse(srv.mmap_desc, srv.mmap_len, &md) != DOCA_SUCCESS)
 			return -1;
-		ids.region.id = md.region_id;
-		memcpy(ids.region.secret, md.secret, ENGINE_SECRET_LEN);
+		ids.region_id = md.region_id;
+		memcpy(ids.region_secret, md.secret, ENGINE_SECRET_LEN);
 	}
 	return 0;
 }
