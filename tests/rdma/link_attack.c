@@ -41,6 +41,11 @@
  *                its 56 bytes, then silence with the socket held open
  *   slowloris    the right AUTH, one byte every 100 ms; and UCX's magic
  *                then an AM header and its bytes, one byte every 100 ms
+ *   noread       not a stranger: a peer holding the target's descriptor
+ *                for it (rdma_peer --hostile), connected, that sends
+ *                16 KiB reads and never reads the target's socket to it:
+ *                the target's resident size must stay bounded (see
+ *                attack_noread). Not run by meson: it fails today.
  *   idle         1000 silent connections held open (one the target
  *                closes is dialled again at once) for IDLE_SAMPLE_MS, and
  *                on while the honest initiator runs; the target's
@@ -914,10 +919,244 @@ static void attack_idle(const struct target *t, const struct port *p, int base_f
 			close(fds[i]);
 }
 
+/* ---- noread: a connected peer that never reads ------------------------------ */
+
+/* VmRSS of the target, KiB; -1 if it is gone. */
+static long target_rss_kib(const struct target *t)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static void write_dir_file(const struct target *t, const char *name, const void *data, size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len || close(fd) != 0 || rename(tmp, path) != 0)
+		printf("NOTE link_attack: cannot write %s: %s\n", path, strerror(errno));
+}
+
+/*
+ * A peer that holds the target's descriptor for it (rdma_peer --hostile:
+ * hostile.target.conn) connects as itself (hostile.conn, our listener),
+ * takes the target's connection to us and never reads it, and asks for
+ * NOREAD_LEN-byte reads of the region, NOREAD_BURST at a time. Each
+ * answer is queued at the target until the socket to us drains, which it
+ * never does: the target must stop reading our requests (flow control)
+ * before its resident size grows by NOREAD_RSS_MAX_KIB. Then hostile.done,
+ * and hostile.checked is waited for (the target compared its memory).
+ */
+#define NOREAD_LEN 16384u     /* the largest answer the link sends whole (LT_COPY_MAX) */
+#define NOREAD_BURST 64
+#define NOREAD_MAX 40000      /* reads sent at most: 650 MB of answers */
+#define NOREAD_RSS_MAX_KIB (96 * 1024)
+#define NOREAD_STALL_MS 2000  /* our socket full this long: the target stopped reading us */
+#define NOREAD_SETTLE_MS 10000
+
+static void attack_noread(struct target *t)
+{
+	uint8_t buf[WIRE_DESC_FIXED_LEN + WIRE_DESC_MAX_ADDR_LEN], *ours = NULL, secret[ENGINE_SECRET_LEN];
+	struct wire_desc td, d = {.conn_id = 0x4e52, .has_tcp = true};
+	struct sockaddr_storage sa;
+	struct lt_addr link, me;
+	struct port port;
+	socklen_t sa_len;
+	size_t len, ours_len = 0;
+	long base, peak, rss;
+	int lfd = -1, in = -1, out = -1, sent = 0, small = 1024;
+	double end, stalled_since = 0;
+	uint64_t wr = 1;
+
+	if (read_dir_file(t, "hostile.target.conn", buf, sizeof(buf), &len) != 0 ||
+	    wire_desc_parse(buf, len, &td) != DOCA_SUCCESS || !td.has_tcp ||
+	    lt_addr_parse(td.tcp_addr, sizeof(td.tcp_addr), &link) != DOCA_SUCCESS) {
+		verdict(false, "hostile.target.conn is not a descriptor with a tcp link (run the target with --hostile "
+			       "and UCX_TLS=tcp)");
+		return;
+	}
+	t->conn_id = td.conn_id;
+	memcpy(t->secret, td.secret, ENGINE_SECRET_LEN);
+	/* Our listener on the target's address, our descriptor. */
+	me = link;
+	me.port = 0;
+	memset(&sa, 0, sizeof(sa));
+	if (me.family == 4) {
+		((struct sockaddr_in *)&sa)->sin_family = AF_INET;
+		memcpy(&((struct sockaddr_in *)&sa)->sin_addr, me.addr, 4);
+		sa_len = sizeof(struct sockaddr_in);
+	} else {
+		((struct sockaddr_in6 *)&sa)->sin6_family = AF_INET6;
+		memcpy(&((struct sockaddr_in6 *)&sa)->sin6_addr, me.addr, 16);
+		sa_len = sizeof(struct sockaddr_in6);
+	}
+	lfd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sa_len) != 0 || listen(lfd, 2) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sa_len) != 0) {
+		verdict(false, "cannot listen: %s", strerror(errno));
+		goto out;
+	}
+	me.port = ntohs(sa.ss_family == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port :
+						  ((struct sockaddr_in6 *)&sa)->sin6_port);
+	for (size_t i = 0; i < sizeof(secret); i++)
+		secret[i] = (uint8_t)rng();
+	memcpy(d.secret, secret, sizeof(secret));
+	d.pid = (uint32_t)getpid();
+	lt_addr_build(d.tcp_addr, &me);
+	if (wire_desc_build(&d, &ours, &ours_len) != DOCA_SUCCESS) {
+		verdict(false, "wire_desc_build");
+		goto out;
+	}
+	/* The target's connection to us: taken, never read; its receive
+	 * buffer as small as the kernel allows. */
+	(void)setsockopt(lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	write_dir_file(t, "hostile.conn", ours, ours_len);
+	{
+		struct pollfd p = {.fd = lfd, .events = POLLIN};
+
+		if (poll(&p, 1, FILE_WAIT_MS) != 1 || (in = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+			verdict(false, "the target did not connect to us within %d ms", FILE_WAIT_MS);
+			goto out;
+		}
+	}
+	port.len = 0;
+	memset(&port.sa, 0, sizeof(port.sa));
+	if (link.family == 4) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&port.sa;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(link.port);
+		memcpy(&a->sin_addr, link.addr, 4);
+		port.len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&port.sa;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(link.port);
+		memcpy(&a->sin6_addr, link.addr, 16);
+		port.len = sizeof(*a);
+	}
+	snprintf(port.text, sizeof(port.text), "link port %u", link.port);
+	out = dial(&port);
+	if (out < 0) {
+		verdict(false, "cannot connect to the target's %s", port.text);
+		goto out;
+	}
+	{
+		uint8_t open[LT_FRAME_HDR + LT_AUTH_LEN + LT_FRAME_HDR + sizeof(struct wire_hello)];
+		struct wire_hello hello = {.version = WIRE_VERSION, .dst_conn_id = t->conn_id, .src_conn_id = d.conn_id};
+		size_t n = lt_auth(open, t->conn_id, t->secret);
+
+		memcpy(hello.dst_secret, t->secret, ENGINE_SECRET_LEN);
+		memcpy(hello.src_secret, secret, ENGINE_SECRET_LEN);
+		n += lt_msg(open + n, WIRE_AM_HELLO, &hello, sizeof(hello), NULL, 0);
+		if (send_all(out, open, n) != n) {
+			verdict(false, "the target closed our connection at its AUTH and HELLO");
+			goto out;
+		}
+	}
+	base = peak = target_rss_kib(t);
+	end = now_ms() + 30000;
+	while (sent < NOREAD_MAX && now_ms() < end) {
+		static uint8_t burst[NOREAD_BURST * (LT_FRAME_HDR + sizeof(struct wire_req))];
+		size_t n = 0, off = 0;
+
+		for (int i = 0; i < NOREAD_BURST; i++) {
+			struct wire_req r = {.version = WIRE_VERSION, .opcode = ENGINE_OP_READ, .dst_conn_id = t->conn_id,
+					     .src_conn_id = d.conn_id, .wr_id = wr++, .region_id = t->region.region_id,
+					     .remote_addr = t->region.addr, .length = NOREAD_LEN};
+
+			memcpy(r.dst_secret, t->secret, ENGINE_SECRET_LEN);
+			memcpy(r.region_secret, t->region.secret, ENGINE_SECRET_LEN);
+			n += lt_msg(burst + n, WIRE_AM_REQ, &r, sizeof(r), NULL, 0);
+		}
+		while (off < n) {
+			ssize_t k = send(out, burst + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+			if (k > 0) {
+				off += (size_t)k;
+				stalled_since = 0;
+				continue;
+			}
+			if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
+				struct pollfd p = {.fd = out, .events = POLLOUT};
+
+				if (stalled_since == 0)
+					stalled_since = now_ms();
+				if (now_ms() - stalled_since > NOREAD_STALL_MS)
+					break;
+				(void)poll(&p, 1, 50);
+				continue;
+			}
+			verdict(false, "the target closed our connection after %d reads (%s)", sent,
+				k == 0 ? "end" : strerror(errno));
+			goto out;
+		}
+		if (off < n)
+			break; /* it stopped reading us: flow control */
+		sent += NOREAD_BURST;
+		rss = target_rss_kib(t);
+		if (rss > peak)
+			peak = rss;
+		if (rss < 0 || peak - base > NOREAD_RSS_MAX_KIB)
+			break;
+	}
+	/* The target works through what it read: its size until it stops
+	 * growing for a second (at most NOREAD_SETTLE_MS). */
+	for (double last_growth = now_ms(), stop = now_ms() + NOREAD_SETTLE_MS;
+	     now_ms() < stop && now_ms() - last_growth < 1000 && peak - base <= NOREAD_RSS_MAX_KIB;) {
+		poll(NULL, 0, 50);
+		rss = target_rss_kib(t);
+		if (rss < 0)
+			break;
+		if (rss > peak) {
+			peak = rss;
+			last_growth = now_ms();
+		}
+	}
+	rss = target_rss_kib(t);
+	if (rss > peak)
+		peak = rss;
+	printf("NOTE link_attack noread: %d reads of %u B sent, %s; the target's resident size %ld KiB before, "
+	       "%ld KiB at most\n",
+	       sent, NOREAD_LEN,
+	       stalled_since != 0 ? "then the target stopped reading us" : "the target read them all", base,
+	       peak);
+	verdict(rss >= 0 && peak - base <= NOREAD_RSS_MAX_KIB,
+		"a peer that never reads: the target's resident size grew by %ld KiB (bound %d KiB)%s", peak - base,
+		NOREAD_RSS_MAX_KIB, rss < 0 ? "; the target is DEAD" : "");
+out:
+	write_dir_file(t, "hostile.done", "noread", 6);
+	end = now_ms() + FILE_WAIT_MS;
+	while (!dir_has(t, "hostile.checked") && target_alive(t) && now_ms() < end)
+		poll(NULL, 0, 10);
+	free(ours);
+	if (out >= 0)
+		close(out);
+	if (in >= 0)
+		close(in);
+	if (lfd >= 0)
+		close(lfd);
+}
+
 /* ---- main ------------------------------------------------------------------------------ */
 
-static const char *const attacks[] = {"ucx_len", "ucx_amid",  "ucx_put",   "readonly_put", "random", "noauth",
-				      "badsecret", "authid", "truncated", "slowloris",    "idle"};
+static const char *const attacks[] = {"ucx_len",   "ucx_amid", "ucx_put",   "readonly_put", "random", "noauth",
+				      "badsecret", "authid",   "truncated", "slowloris",    "idle",   "noread"};
 
 static void run_attack(const struct target *t, const struct port *p, int base_fds)
 {
@@ -998,6 +1237,18 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(attack_name, "noread") == 0) {
+		uint8_t buf[256];
+		size_t len;
+
+		/* Not a port attack: a peer that holds a descriptor. */
+		if (read_dir_file(&t, "target.mmap", buf, sizeof(buf), &len) != 0 ||
+		    softdoca_mmap_desc_parse(buf, len, &t.region) != DOCA_SUCCESS)
+			return 2;
+		attack_noread(&t);
+		printf("link_attack %s: %s\n", attack_name, failures == 0 ? "all checks passed" : "FAILED");
+		return failures == 0 ? 0 : 1;
+	}
 	if (read_target(&t) != 0)
 		return 2;
 	nports = scan_ports(&t, ports);

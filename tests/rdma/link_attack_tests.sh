@@ -7,7 +7,9 @@
 #   link_attack_tests.sh PEER ATTACKER ATTACK...
 #     PEER      path of rdma_peer (target and initiator: either tree's)
 #     ATTACKER  path of link_attack
-#     ATTACK    an attack name of link_attack, or all
+#     ATTACK    an attack name of link_attack, or all (every one but
+#               noread, which is an authenticated peer's, not a stranger's,
+#               and fails today: see link_attack.c)
 #
 # Each run checks:
 #   - link_attack's own checks (every connection closed by the target in
@@ -43,6 +45,9 @@ ALL="ucx_len ucx_amid ucx_put readonly_put random noauth badsecret authid trunca
 case_args() {
 	case $1 in
 	readonly_put) echo "--case read --size 4096 --count 1 --serve block" ;;
+	# noread plays the target's first (--hostile) connection; the honest
+	# initiator is its second
+	noread) echo "--case read --size 16384 --count 1 --serve block --hostile" ;;
 	ucx_len | ucx_put | noauth | authid | slowloris | idle)
 		echo "--case write --size 4096 --count 4 --serve block" ;;
 	*) echo "--case write --size 4096 --count 4 --serve progress" ;;
@@ -103,7 +108,11 @@ run_one() {
 		wait "$apid"
 		arc=$?
 	fi
-	timeout "$PROC_TIMEOUT" "$PEER" --role initiator --dir "$dir" "$@" \
+	# The initiator takes the target's arguments but --hostile.
+	iargs=""
+	for x in "$@"; do [ "$x" = --hostile ] || iargs="$iargs $x"; done
+	# shellcheck disable=SC2086 # word splitting of the arguments is intended
+	timeout "$PROC_TIMEOUT" "$PEER" --role initiator --dir "$dir" $iargs \
 		>"$dir/initiator.out" 2>"$dir/initiator.err"
 	irc=$?
 	if [ "$a" = idle ]; then
@@ -139,7 +148,8 @@ run_one() {
 	grep -q '^PASS .*memory and canaries as expected' "$dir/target.out" ||
 		why="${why}no PASS from the target (its memory and canaries, or it died); "
 	grep -q '^PASS' "$dir/initiator.out" || why="${why}no PASS from the honest initiator; "
-	grep -q 'tcp link: connection from .* refused' "$dir/target.err" ||
+	# noread is an authenticated peer: nothing of it is refused
+	[ "$a" = noread ] || grep -q 'tcp link: connection from .* refused' "$dir/target.err" ||
 		why="${why}the target's log shows no refusal by softdoca's link parser (who read the bytes?); "
 
 	if [ -z "$why" ]; then
