@@ -15,19 +15,25 @@
 #   fuzz_argp_json argp's -j configuration files: the JSON reader alone and
 #                 whole argp sessions (argp and core compiled in), from the
 #                 seeds in tests/fuzz/corpus/argp_json
+#   fuzz_link     what a peer writes to a live context's TCP link port:
+#                 raw, after a valid AUTH, and on a connection the context
+#                 made to a peer of ours; an honest client every 16
+#                 inputs (core, rdma and engine compiled in, UCX_TLS=tcp);
+#                 seeds in tests/fuzz/corpus/link (link_seed.h), shared
+#                 with tests/rdma/link_netfuzz
 # The two UCX targets may connect to whatever a mutated address names (an
 # IP address, a pid for CMA, a shared-memory segment), so they run in
 # private network, pid, IPC and mount namespaces (root and unshare(1)):
 # nothing leaves them. Where those cannot be had they are skipped with a
 # reason.
-# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect comch argp)
+# usage: run_fuzz.sh [SECONDS] [TARGET...]   (targets: parsers addr connect comch argp link)
 # FUZZ_KEEP=DIR keeps the work directory (corpora, crash files) in DIR.
 # Exit: 0 no crash, 1 a crash (its input is printed as hex), 77 skipped.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-20}
 shift || true
-targets=${*:-parsers addr connect comch argp}
+targets=${*:-parsers addr connect comch argp link}
 command -v clang >/dev/null || { echo "SKIP: clang not installed"; exit 77; }
 if [ -n "${FUZZ_KEEP:-}" ]; then
 	work=$FUZZ_KEEP
@@ -165,6 +171,16 @@ run_comch() {
 	cp tests/fuzz/corpus/comch/* "$work/corpus_comch/"
 	# -max_len: a few frames of the largest size.
 	run_target comch "$1" "$work/fuzz_comch" -max_len=16384 -timeout=20 "$work/corpus_comch"
+}
+
+run_link() {
+	clang "${cflags[@]}" tests/fuzz/fuzz_link.c src/core/*.c src/rdma/*.c src/engine/*.c -lucp -lucs -lpthread \
+		-o "$work/fuzz_link" || { echo "fuzz link: build failed"; return 1; }
+	mkdir -p "$work/corpus_link"
+	cp tests/fuzz/corpus/link/* "$work/corpus_link/"
+	# -max_len: the largest seed and room to grow; every wait of an
+	# input is bounded far below the timeout.
+	run_target link "$1" "$work/fuzz_link" -max_len=8192 -timeout=20 -rss_limit_mb=4096 "$work/corpus_link"
 }
 
 n=$(echo "$targets" | wc -w)

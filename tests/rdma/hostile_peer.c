@@ -4,7 +4,7 @@
  * must and touches nothing it should not.
  *
  *   hostile_peer --dir DIR --group conn|perm_read|perm_write|atomic
- *                [--ep-err-mode auto|none|peer]
+ *                [--link auto|ucx|tcp] [--ep-err-mode auto|none|peer]
  *
  * It plays against `rdma_peer --role target --hostile` in DIR:
  *
@@ -16,11 +16,15 @@
  *   hostile.checked      the target compared its memory (waited for)
  *   target.failed        the target gave up (stops our waits)
  *
- * No libdoca_rdma here: our own UCX context and worker, an endpoint to the
- * target's worker address, and hand-made HELLO, BYE, REQ and RESP active
- * messages (wire.h) with none of the initiator's checks. Our connection
- * descriptor is built by wire_desc_build from our worker's address, so the
- * target's doca_rdma_connect to it succeeds and the connection is real.
+ * No libdoca_rdma here: hand-made HELLO, BYE, REQ and RESP messages
+ * (wire.h) with none of the initiator's checks, carried as the engine
+ * would carry them to this target (see Transports): over UCX (our own
+ * context, worker and endpoint to the target's worker address) when the
+ * target lets UCX use shared memory, else over softdoca's TCP link (our
+ * own sockets, AUTH and frames written by hand, link_tcp_wire.h). Our
+ * connection descriptor is built by wire_desc_build with our address on
+ * that transport, so the target's doca_rdma_connect to it succeeds and
+ * the connection is real.
  *
  * Every scenario starts from an operation that would succeed (in range,
  * right keys, permitted), breaks one thing, and sends it; then it sends a
@@ -36,10 +40,15 @@
  * target then checks that no byte of its region or of the canaries around
  * it changed.
  *
- * Our endpoint uses the error-handling mode the engine uses (peer; that
- * is --ep-err-mode auto): UCX refuses two endpoints between the same
+ * UCX: our endpoint uses the error-handling mode the engine uses (peer;
+ * that is --ep-err-mode auto): UCX refuses two endpoints between the same
  * workers with different modes. --ep-err-mode none|peer forces one, to
  * reproduce what a mismatch does to the target.
+ *
+ * TCP: a message the link cannot frame (an empty header: its parser
+ * refuses the frame and closes the connection, which link_attack tests)
+ * is not sent, with a NOTE line; it counts as dropped, which the target
+ * would do with it over UCX.
  *
  * Output: one "PASS hostile GROUP SCENARIO: ..." or "FAIL ..." line per
  * scenario. Exit status 0 only if every scenario passed.
@@ -60,7 +69,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +83,7 @@
 #include <doca_error.h>
 #include <doca_types.h>
 
+#include "link_tcp_wire.h"
 #include "mmap.h"
 #include "wire.h"
 
@@ -99,6 +113,10 @@
 #define AM_CM_REQ (WIRE_AM_RESP + 1)
 #define AM_CM_REP (WIRE_AM_RESP + 2)
 #define AM_UNREGISTERED 0x5dffu
+/* tcp: the engine's rendezvous threshold (link_tcp.c), and how long a
+ * connect to the target's link port may take. */
+#define TCP_RNDV_THRESH (16u * 1024u)
+#define CONNECT_WAIT_MS 5000
 
 #define RD DOCA_ACCESS_FLAG_RDMA_READ
 #define WR DOCA_ACCESS_FLAG_RDMA_WRITE
@@ -149,6 +167,32 @@ struct group {
 
 enum err_mode_choice { ERR_MODE_AUTO, ERR_MODE_NONE, ERR_MODE_PEER };
 
+enum transport { TR_AUTO, TR_UCX, TR_TCP };
+
+/* tcp: a payload of ours offered by RTS, until the target's CTS. */
+struct tcp_offer {
+	struct tcp_offer *next;
+	uint64_t id;
+	size_t len;
+	char what[112];
+	uint8_t data[];
+};
+
+/* tcp: our two sockets (each one way) and what moves on them. */
+struct tcp_link {
+	int listen_fd;              /* the target connects here ... */
+	int in_fd;                  /* ... and writes to us on this (we only read) */
+	int out_fd;                 /* ours to its link port (we only write) */
+	struct lt_addr self;        /* our address, as our descriptor says it */
+	uint8_t *out;               /* bytes for out_fd not written yet */
+	size_t out_len, out_off, out_cap;
+	uint8_t in[LT_FRAME_HDR + LT_HDR_MAX + LT_MSG_MAX]; /* a whole frame at most */
+	size_t in_len;
+	bool in_authed;             /* the target's AUTH came and named us */
+	struct tcp_offer *offers;
+	uint64_t next_id;
+};
+
 struct hostile {
 	const char *dir;
 	const struct group *grp;
@@ -167,10 +211,12 @@ struct hostile {
 	/* Us. */
 	uint32_t my_id;
 	uint8_t my_secret[ENGINE_SECRET_LEN];
-	ucp_context_h ucp;
+	enum transport tr;
+	ucp_context_h ucp;          /* ucx */
 	ucp_worker_h worker;
 	ucp_ep_h ep;
 	int efd;
+	struct tcp_link tcp;        /* tcp */
 	uint8_t *big; /* BIG_LEN bytes of payload */
 	uint8_t small[SMALL_LEN];
 
@@ -396,7 +442,7 @@ static int wait_file(const struct hostile *h, const char *name, uint8_t **data, 
 }
 
 /* ------------------------------------------------------------------ */
-/* UCX: receiving                                                       */
+/* Receiving: the target's messages, from either transport              */
 
 static ucs_status_t on_resp(void *arg, const void *header, size_t header_length, void *data, size_t length,
 			    const ucp_am_recv_param_t *param)
@@ -480,9 +526,55 @@ static ucs_status_t on_req(void *arg, const void *header, size_t header_length, 
 	return UCS_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Transports                                                           */
+/*
+ * How our messages reach the target, and how its messages reach the
+ * handlers above. The target's descriptor decides, as the engine's own
+ * choice does (conn.c): UCX when the target lets UCX use shared memory
+ * (WIRE_DESC_FLAG_SHM and a worker address), else softdoca's TCP link
+ * (--link forces one):
+ *   ucx  our own UCX worker and an endpoint to the target's worker
+ *        address, configured with the UCX settings the target's
+ *        descriptor names (the engine refuses a peer whose differ).
+ *   tcp  our socket to the target's link port, opened with AUTH (the
+ *        target's connection id and secret), carries our messages as MSG
+ *        frames, or as RTS and then DATA once the target's CTS asks for
+ *        the payload (link_tcp_wire.h); the target's socket to our port,
+ *        whose AUTH must name our connection and secret, carries its
+ *        frames to the same handlers. We decline every RTS of the target
+ *        (CTS of 0 bytes): no answer may carry a payload.
+ * Each has the same five calls: *_setup (before our descriptor is
+ * written), *_desc (our address in it), *_am_send, *_pump, *_teardown.
+ */
+
+/* Our handler for a message id, or NULL (the message is ignored, as UCX
+ * ignores an id nobody registered; the target's PINGs are). */
+static ucp_am_recv_callback_t handler_of(unsigned int id)
+{
+	switch (id) {
+	case WIRE_AM_HELLO:
+		return on_hello;
+	case WIRE_AM_BYE:
+		return on_bye;
+	case WIRE_AM_REQ:
+		return on_req;
+	case WIRE_AM_RESP:
+		return on_resp;
+	case WIRE_AM_ACK:
+		return on_ack;
+	default:
+		return NULL;
+	}
+}
+
+static const unsigned int handled_ids[] = {WIRE_AM_HELLO, WIRE_AM_BYE, WIRE_AM_REQ, WIRE_AM_RESP, WIRE_AM_ACK};
+
+/* ---- ucx ----------------------------------------------------------- */
+
 /* Progress once; if nothing happened, sleep on the worker's event fd for
  * at most max_ms. */
-static void pump(struct hostile *h, int max_ms)
+static void ucx_pump(struct hostile *h, int max_ms)
 {
 	struct pollfd pfd = {.fd = h->efd, .events = POLLIN, .revents = 0};
 
@@ -492,9 +584,6 @@ static void pump(struct hostile *h, int max_ms)
 		return; /* UCS_ERR_BUSY: more to progress */
 	(void)poll(&pfd, 1, max_ms);
 }
-
-/* ------------------------------------------------------------------ */
-/* UCX: sending                                                         */
 
 static void send_done(void *request, ucs_status_t st, void *user)
 {
@@ -510,8 +599,8 @@ static void send_done(void *request, ucs_status_t st, void *user)
 /* Send active message `id` with a header of hdr_len bytes (0: none) and a
  * payload, asking UCX for a reply endpoint as the engine does. The bytes
  * are copied and live until UCX is done with them. */
-static void am_send(struct hostile *h, unsigned int id, const void *hdr, size_t hdr_len, const void *payload,
-		    size_t len, uint32_t flags, const char *what)
+static void ucx_am_send(struct hostile *h, unsigned int id, const void *hdr, size_t hdr_len, const void *payload,
+			size_t len, uint32_t flags, const char *what)
 {
 	struct send_op *s = malloc(sizeof(*s) + hdr_len + len + 1);
 	ucp_request_param_t p = {0};
@@ -545,6 +634,601 @@ static void am_send(struct hostile *h, unsigned int id, const void *hdr, size_t 
 	}
 	h->sends_pending++;
 	h->nsent++;
+}
+
+/* The engine's rule (conn.c): every endpoint uses UCX's peer error mode.
+ * Ours must match the target's, unless a scenario forces the other one. */
+static ucp_err_handling_mode_t ep_err_mode(const struct hostile *h)
+{
+	return h->err_mode == ERR_MODE_NONE ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+	struct hostile *h = arg;
+
+	(void)ep;
+	problem(h, "our endpoint to the target failed: %s", ucs_status_string(st));
+}
+
+/* The UCX settings two peers must share (WIRE_UCX_*), as the target's
+ * descriptor names them: ours are made the same. */
+static void ucx_apply_settings(ucp_config_t *config, uint32_t bits)
+{
+	(void)ucp_config_modify(config, "MM_ERROR_HANDLING", (bits & WIRE_UCX_MM_ERROR_HANDLING) ? "y" : "n");
+	(void)ucp_config_modify(config, "MEMORY_INVALIDATE", (bits & WIRE_UCX_CMA_MEMORY_INVALIDATE) ? "y" : "n");
+	(void)ucp_config_modify(config, "PROTO_ENABLE", (bits & WIRE_UCX_PROTO_V1) ? "n" : "y");
+	if (bits & WIRE_UCX_RNDV_PUT)
+		(void)ucp_config_modify(config, "RNDV_SCHEME", "put_zcopy");
+}
+
+static int ucx_setup(struct hostile *h)
+{
+	ucp_params_t params = {0};
+	ucp_worker_params_t wp = {0};
+	ucp_ep_params_t ep = {0};
+	ucp_config_t *config;
+	ucs_status_t st;
+
+	st = ucp_config_read(NULL, NULL, &config);
+	if (st != UCS_OK) {
+		printf("FAIL hostile setup: ucp_config_read: %s\n", ucs_status_string(st));
+		return -1;
+	}
+	ucx_apply_settings(config, h->tconn.ucx_settings);
+	params.field_mask = UCP_PARAM_FIELD_FEATURES;
+	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	st = ucp_init(&params, config, &h->ucp);
+	ucp_config_release(config);
+	if (st != UCS_OK) {
+		printf("FAIL hostile setup: ucp_init: %s\n", ucs_status_string(st));
+		return -1;
+	}
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	st = ucp_worker_create(h->ucp, &wp, &h->worker);
+	if (st != UCS_OK) {
+		printf("FAIL hostile setup: ucp_worker_create: %s\n", ucs_status_string(st));
+		return -1;
+	}
+	st = ucp_worker_get_efd(h->worker, &h->efd);
+	if (st != UCS_OK) {
+		printf("FAIL hostile setup: ucp_worker_get_efd: %s\n", ucs_status_string(st));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(handled_ids) / sizeof(handled_ids[0]); i++) {
+		ucp_am_handler_param_t p = {
+			.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+				      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+			.id = handled_ids[i],
+			.cb = handler_of(handled_ids[i]),
+			.arg = h,
+		};
+
+		st = ucp_worker_set_am_recv_handler(h->worker, &p);
+		if (st != UCS_OK) {
+			printf("FAIL hostile setup: ucp_worker_set_am_recv_handler: %s\n", ucs_status_string(st));
+			return -1;
+		}
+	}
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+			UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)h->tconn.worker_addr;
+	ep.err_mode = ep_err_mode(h);
+	ep.err_handler.cb = on_ep_error;
+	ep.err_handler.arg = h;
+	st = ucp_ep_create(h->worker, &ep, &h->ep);
+	if (st != UCS_OK) {
+		printf("FAIL hostile setup: ucp_ep_create to the target's worker address: %s\n",
+		       ucs_status_string(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* A descriptor d (its other fields set) offering our worker's address. */
+static doca_error_t ucx_desc(struct hostile *h, struct wire_desc *d, uint8_t **desc, size_t *desc_len)
+{
+	ucp_address_t *addr;
+	size_t addr_len;
+	doca_error_t err;
+	ucs_status_t st;
+
+	st = ucp_worker_get_address(h->worker, &addr, &addr_len);
+	if (st != UCS_OK) {
+		printf("NOTE hostile: ucp_worker_get_address: %s\n", ucs_status_string(st));
+		return DOCA_ERROR_DRIVER;
+	}
+	d->flags |= WIRE_DESC_FLAG_SHM;
+	d->ucx_settings = h->tconn.ucx_settings;
+	d->worker_addr = (const uint8_t *)addr;
+	d->worker_addr_len = (uint32_t)addr_len;
+	err = wire_desc_build(d, desc, desc_len);
+	ucp_worker_release_address(h->worker, addr);
+	return err;
+}
+
+static void ucx_teardown(struct hostile *h)
+{
+	if (h->ep != NULL) {
+		ucp_request_param_t p = {0};
+		ucs_status_ptr_t req;
+		double deadline = now_s() + 2.0;
+
+		p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+		p.flags = UCP_EP_CLOSE_FLAG_FORCE;
+		req = ucp_ep_close_nbx(h->ep, &p);
+		while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS && now_s() < deadline)
+			ucp_worker_progress(h->worker);
+		if (UCS_PTR_IS_PTR(req))
+			ucp_request_free(req);
+	}
+	if (h->worker != NULL)
+		ucp_worker_destroy(h->worker);
+	if (h->ucp != NULL)
+		ucp_cleanup(h->ucp);
+}
+
+/* ---- tcp ----------------------------------------------------------- */
+
+/* A socket's end, seen or not: the link is gone, say so once. */
+static void tcp_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Append bytes to what goes out on our socket. */
+static bool tcp_queue(struct hostile *h, const void *bytes, size_t len)
+{
+	struct tcp_link *t = &h->tcp;
+
+	if (t->out_len + len > t->out_cap) {
+		size_t cap = t->out_cap ? t->out_cap : 64 * 1024;
+		uint8_t *nb;
+
+		while (cap < t->out_len + len)
+			cap *= 2;
+		nb = realloc(t->out, cap);
+		if (nb == NULL)
+			return false;
+		t->out = nb;
+		t->out_cap = cap;
+	}
+	memcpy(t->out + t->out_len, bytes, len);
+	t->out_len += len;
+	return true;
+}
+
+/* One frame: its header, then body (the engine header, AUTH's body),
+ * then the payload. */
+static bool tcp_queue_frame(struct hostile *h, const struct lt_frame *f, const void *body, size_t body_len,
+			    const void *payload, size_t len)
+{
+	uint8_t head[LT_FRAME_HDR];
+
+	lt_frame_build(head, f);
+	return tcp_queue(h, head, sizeof(head)) && (body_len == 0 || tcp_queue(h, body, body_len)) &&
+	       (len == 0 || tcp_queue(h, payload, len));
+}
+
+/* Write what our socket takes now. The count of bytes written. */
+static size_t tcp_flush(struct hostile *h)
+{
+	struct tcp_link *t = &h->tcp;
+	size_t wrote = 0;
+
+	while (t->out_fd >= 0 && t->out_off < t->out_len) {
+		ssize_t n = send(t->out_fd, t->out + t->out_off, t->out_len - t->out_off, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			problem(h, "our tcp link connection to the target broke: %s", strerror(errno));
+			tcp_close(&t->out_fd);
+			break;
+		}
+		t->out_off += (size_t)n;
+		wrote += (size_t)n;
+	}
+	if (t->out_off == t->out_len)
+		t->out_off = t->out_len = 0;
+	return wrote;
+}
+
+/* Send message `id` as the TCP link frames it: MSG, or RTS when the
+ * payload goes by rendezvous (UCX's flag, or too large to travel whole
+ * or, unflagged, larger than the engine's rendezvous threshold). */
+static void tcp_am_send(struct hostile *h, unsigned int id, const void *hdr, size_t hdr_len, const void *payload,
+			size_t len, uint32_t flags, const char *what)
+{
+	struct tcp_link *t = &h->tcp;
+	struct lt_frame f = {.type = LT_MSG, .am_id = (uint16_t)id, .hdr_len = (uint32_t)hdr_len, .len = len};
+	bool rndv = len > 0 && ((flags & UCP_AM_SEND_FLAG_RNDV) || len > LT_MSG_MAX ||
+				(!(flags & UCP_AM_SEND_FLAG_EAGER) && len > TCP_RNDV_THRESH));
+	struct tcp_offer *o;
+
+	if (hdr_len == 0 || hdr_len > LT_HDR_MAX) {
+		/* The link's frame parser refuses such a frame and closes the
+		 * connection (link_attack tests that); the engine never sees
+		 * it, so it is dropped as the scenario expects. */
+		printf("NOTE hostile %s %s: %s: a %zu-byte header cannot be framed on the tcp link; not sent\n",
+		       h->grp->name, h->scen, what, hdr_len);
+		return;
+	}
+	if (t->out_fd < 0) {
+		problem(h, "%s: not sent, our tcp link connection is gone", what);
+		return;
+	}
+	if (!rndv) {
+		if (!tcp_queue_frame(h, &f, hdr, hdr_len, payload, len))
+			problem(h, "%s: out of memory", what);
+		else
+			h->nsent++;
+		(void)tcp_flush(h);
+		return;
+	}
+	o = malloc(sizeof(*o) + len);
+	if (o == NULL) {
+		problem(h, "%s: out of memory", what);
+		return;
+	}
+	o->id = ++t->next_id;
+	o->len = len;
+	snprintf(o->what, sizeof(o->what), "%s", what);
+	memcpy(o->data, payload, len);
+	f.type = LT_RTS;
+	f.id = o->id;
+	if (!tcp_queue_frame(h, &f, hdr, hdr_len, NULL, 0)) {
+		free(o);
+		problem(h, "%s: out of memory", what);
+		return;
+	}
+	o->next = t->offers;
+	t->offers = o;
+	h->sends_pending++; /* until the target's CTS */
+	h->nsent++;
+	(void)tcp_flush(h);
+}
+
+/* The target's CTS for one of our RTS: its payload (all of it), or none. */
+static bool tcp_on_cts(struct hostile *h, const struct lt_frame *f)
+{
+	struct tcp_offer **link = &h->tcp.offers, *o;
+
+	while (*link != NULL && (*link)->id != f->id)
+		link = &(*link)->next;
+	o = *link;
+	if (o == NULL || (f->len != 0 && f->len != o->len)) {
+		problem(h, "the target's clear-to-send (id %" PRIu64 ", %" PRIu64 " B) names no payload we offered",
+			f->id, f->len);
+		return false;
+	}
+	*link = o->next;
+	for (size_t off = 0; off < f->len; off += LT_DATA_MAX) {
+		struct lt_frame d = {.type = LT_DATA, .id = o->id};
+
+		d.len = f->len - off < LT_DATA_MAX ? f->len - off : LT_DATA_MAX;
+		if (!tcp_queue_frame(h, &d, NULL, 0, o->data + off, (size_t)d.len))
+			problem(h, "%s: out of memory for its data", o->what);
+	}
+	h->sends_pending--;
+	free(o);
+	return true;
+}
+
+/* One whole frame from the target (after its AUTH). */
+static bool tcp_on_frame(struct hostile *h, const struct lt_frame *f, const uint8_t *at)
+{
+	const uint8_t *header = at + LT_FRAME_HDR;
+	ucp_am_recv_param_t param = {0};
+	ucp_am_recv_callback_t cb;
+
+	switch (f->type) {
+	case LT_CTS:
+		return tcp_on_cts(h, f);
+	case LT_MSG:
+	case LT_RTS:
+		cb = handler_of(f->am_id);
+		param.recv_attr = f->type == LT_RTS ? UCP_AM_RECV_ATTR_FLAG_RNDV : 0;
+		if (cb != NULL)
+			(void)cb(h, header, f->hdr_len,
+				 f->type == LT_MSG && f->len > 0 ? (void *)(header + f->hdr_len) : NULL,
+				 (size_t)f->len, &param);
+		if (f->type == LT_RTS) {
+			struct lt_frame cts = {.type = LT_CTS, .id = f->id, .len = 0};
+
+			if (!tcp_queue_frame(h, &cts, NULL, 0, NULL, 0))
+				problem(h, "out of memory for a clear-to-send");
+		}
+		return true;
+	default:
+		problem(h, "the target sent a frame of type %u (%s) on its tcp link connection", f->type,
+			f->type == LT_AUTH ? "a second AUTH" : "DATA we never asked for");
+		return false;
+	}
+}
+
+/* The target's first frame must be AUTH naming our connection and secret. */
+static bool tcp_check_auth(struct hostile *h, const uint8_t *bytes)
+{
+	struct lt_frame f;
+	struct lt_auth a;
+
+	if (lt_frame_parse(bytes, &f) != DOCA_SUCCESS || f.type != LT_AUTH ||
+	    lt_auth_parse(bytes + LT_FRAME_HDR, LT_AUTH_LEN, &a) != DOCA_SUCCESS) {
+		problem(h, "the target's tcp link connection to us did not start with a well-formed AUTH");
+		return false;
+	}
+	if (a.conn_id != h->my_id || memcmp(a.secret, h->my_secret, ENGINE_SECRET_LEN) != 0) {
+		problem(h, "the target's AUTH names connection %u%s, not ours (%u) with our secret", a.conn_id,
+			a.conn_id == h->my_id ? " with another secret" : "", h->my_id);
+		return false;
+	}
+	return true;
+}
+
+/* Read what the target's socket has and hand each whole frame on. The
+ * count of frames handled. */
+static unsigned int tcp_read(struct hostile *h)
+{
+	struct tcp_link *t = &h->tcp;
+	unsigned int frames = 0;
+	size_t at = 0;
+	ssize_t n;
+
+	do {
+		n = recv(t->in_fd, t->in + t->in_len, sizeof(t->in) - t->in_len, MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+		problem(h, "the target's tcp link connection to us ended (%s)", n == 0 ? "closed" : strerror(errno));
+		tcp_close(&t->in_fd);
+		return 0;
+	}
+	if (n > 0)
+		t->in_len += (size_t)n;
+	if (!t->in_authed && t->in_len >= LT_FRAME_HDR + LT_AUTH_LEN) {
+		if (!tcp_check_auth(h, t->in)) {
+			tcp_close(&t->in_fd);
+			return 0;
+		}
+		t->in_authed = true;
+		at = LT_FRAME_HDR + LT_AUTH_LEN;
+	}
+	while (t->in_authed && t->in_len - at >= LT_FRAME_HDR) {
+		struct lt_frame f;
+
+		if (lt_frame_parse(t->in + at, &f) != DOCA_SUCCESS) {
+			problem(h, "the target sent a malformed frame on its tcp link connection");
+			tcp_close(&t->in_fd);
+			return frames;
+		}
+		if (t->in_len - at < lt_frame_inline_len(&f))
+			break;
+		frames++;
+		if (!tcp_on_frame(h, &f, t->in + at)) {
+			tcp_close(&t->in_fd);
+			return frames;
+		}
+		at += lt_frame_inline_len(&f);
+	}
+	memmove(t->in, t->in + at, t->in_len - at);
+	t->in_len -= at;
+	return frames;
+}
+
+/* The target connects to our port once it has our descriptor. */
+static void tcp_accept(struct hostile *h)
+{
+	struct tcp_link *t = &h->tcp;
+	int fd = accept4(t->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (t->in_fd >= 0) {
+		problem(h, "the target opened a second tcp link connection to us");
+		close(fd);
+		return;
+	}
+	t->in_fd = fd;
+}
+
+/* Bytes (or the end) on our socket, which the target only reads. */
+static void tcp_check_out(struct hostile *h)
+{
+	uint8_t byte;
+	ssize_t n = recv(h->tcp.out_fd, &byte, 1, MSG_DONTWAIT);
+
+	if (n > 0)
+		problem(h, "the target wrote on our tcp link connection, which it only reads");
+	else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+		problem(h, "the target closed our tcp link connection (it refused a frame, or failed)");
+	else
+		return;
+	tcp_close(&h->tcp.out_fd);
+}
+
+/* Move what can move now; if nothing did, sleep on our sockets for at
+ * most max_ms and move what that brought. */
+static void tcp_pump(struct hostile *h, int max_ms)
+{
+	struct tcp_link *t = &h->tcp;
+
+	for (int round = 0; round < 2; round++) {
+		struct pollfd p[3];
+		nfds_t np = 0;
+		size_t moved;
+
+		p[np++] = (struct pollfd){.fd = t->in_fd >= 0 ? t->in_fd : t->listen_fd, .events = POLLIN};
+		p[np++] = (struct pollfd){.fd = t->out_fd, .events = POLLIN | (t->out_len > 0 ? POLLOUT : 0)};
+		if (poll(p, np, round == 0 ? 0 : max_ms) <= 0 && round == 0)
+			continue; /* nothing now: sleep */
+		moved = tcp_flush(h);
+		if (p[0].revents != 0 && p[0].fd == t->listen_fd)
+			tcp_accept(h);
+		else if (p[0].revents != 0 && t->in_fd >= 0)
+			moved += tcp_read(h);
+		if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && t->out_fd >= 0)
+			tcp_check_out(h);
+		moved += tcp_flush(h); /* CTS and DATA the frames asked for */
+		if (moved > 0 || round == 1)
+			return;
+	}
+}
+
+/* A socket to addr, connected within CONNECT_WAIT_MS; -1 if not. */
+static int tcp_connect(const struct sockaddr_storage *sa, socklen_t len)
+{
+	struct pollfd p = {.events = POLLOUT};
+	int fd = socket(sa->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err = 0, one = 1;
+	socklen_t el = sizeof(err);
+
+	if (fd < 0)
+		return -1;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (const struct sockaddr *)sa, len) != 0 && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	p.fd = fd;
+	if (poll(&p, 1, CONNECT_WAIT_MS) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
+		close(fd);
+		errno = err != 0 ? err : ETIMEDOUT;
+		return -1;
+	}
+	return fd;
+}
+
+static void sockaddr_of(const struct lt_addr *a, uint16_t port, struct sockaddr_storage *sa, socklen_t *len)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (a->family == 4) {
+		struct sockaddr_in *in = (struct sockaddr_in *)sa;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		memcpy(&in->sin_addr, a->addr, 4);
+		*len = sizeof(*in);
+	} else {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)sa;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		memcpy(&in6->sin6_addr, a->addr, 16);
+		*len = sizeof(*in6);
+	}
+}
+
+/* Listen on the target's own address (it is on this host), connect to
+ * its link port and queue our AUTH. */
+static int tcp_setup(struct hostile *h)
+{
+	struct tcp_link *t = &h->tcp;
+	struct lt_frame f = {.type = LT_AUTH, .hdr_len = LT_AUTH_LEN};
+	struct lt_auth auth = {.conn_id = h->tconn.conn_id};
+	uint8_t body[LT_AUTH_LEN];
+	struct sockaddr_storage sa;
+	struct lt_addr target;
+	socklen_t len;
+
+	t->listen_fd = t->out_fd = t->in_fd = -1;
+	if (lt_addr_parse(h->tconn.tcp_addr, sizeof(h->tconn.tcp_addr), &target) != DOCA_SUCCESS) {
+		printf("FAIL hostile setup: the target's tcp link address does not parse\n");
+		return -1;
+	}
+	sockaddr_of(&target, 0, &sa, &len);
+	t->listen_fd = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (t->listen_fd < 0 || bind(t->listen_fd, (struct sockaddr *)&sa, len) != 0 || listen(t->listen_fd, 4) != 0 ||
+	    getsockname(t->listen_fd, (struct sockaddr *)&sa, &len) != 0) {
+		printf("FAIL hostile setup: cannot listen for the target's tcp link connection: %s\n", strerror(errno));
+		return -1;
+	}
+	t->self = target;
+	t->self.port = ntohs(sa.ss_family == AF_INET ? ((struct sockaddr_in *)&sa)->sin_port :
+						       ((struct sockaddr_in6 *)&sa)->sin6_port);
+	sockaddr_of(&target, target.port, &sa, &len);
+	t->out_fd = tcp_connect(&sa, len);
+	if (t->out_fd < 0) {
+		printf("FAIL hostile setup: cannot reach the target's tcp link port %u: %s\n", target.port,
+		       strerror(errno));
+		return -1;
+	}
+	memcpy(auth.secret, h->tconn.secret, ENGINE_SECRET_LEN);
+	lt_auth_build(body, &auth);
+	if (!tcp_queue_frame(h, &f, body, sizeof(body), NULL, 0)) {
+		printf("FAIL hostile setup: out of memory\n");
+		return -1;
+	}
+	(void)tcp_flush(h);
+	return 0;
+}
+
+/* A descriptor d (its other fields set) offering our tcp link address. */
+static doca_error_t tcp_desc(struct hostile *h, struct wire_desc *d, uint8_t **desc, size_t *desc_len)
+{
+	d->has_tcp = true;
+	lt_addr_build(d->tcp_addr, &h->tcp.self);
+	return wire_desc_build(d, desc, desc_len);
+}
+
+static void tcp_teardown(struct hostile *h)
+{
+	struct tcp_link *t = &h->tcp;
+
+	tcp_close(&t->out_fd);
+	tcp_close(&t->in_fd);
+	tcp_close(&t->listen_fd);
+	while (t->offers != NULL) {
+		struct tcp_offer *o = t->offers;
+
+		t->offers = o->next;
+		free(o);
+	}
+	free(t->out);
+	t->out = NULL;
+}
+
+/* ---- either -------------------------------------------------------- */
+
+static void pump(struct hostile *h, int max_ms)
+{
+	if (h->tr == TR_TCP)
+		tcp_pump(h, max_ms);
+	else
+		ucx_pump(h, max_ms);
+}
+
+/* Send active message `id`: a header of hdr_len bytes and a payload of
+ * len bytes (both copied); flags: UCX's send flags and NO_REPLY. */
+static void am_send(struct hostile *h, unsigned int id, const void *hdr, size_t hdr_len, const void *payload,
+		    size_t len, uint32_t flags, const char *what)
+{
+	if (h->tr == TR_TCP)
+		tcp_am_send(h, id, hdr, hdr_len, payload, len, flags, what);
+	else
+		ucx_am_send(h, id, hdr, hdr_len, payload, len, flags, what);
+}
+
+/* A descriptor (fields of d set by the caller) offering our address. */
+static doca_error_t our_desc(struct hostile *h, struct wire_desc *d, uint8_t **desc, size_t *desc_len)
+{
+	return h->tr == TR_TCP ? tcp_desc(h, d, desc, desc_len) : ucx_desc(h, d, desc, desc_len);
+}
+
+static int tr_setup(struct hostile *h)
+{
+	return h->tr == TR_TCP ? tcp_setup(h) : ucx_setup(h);
+}
+
+static void tr_teardown(struct hostile *h)
+{
+	if (h->tr == TR_TCP)
+		tcp_teardown(h);
+	else
+		ucx_teardown(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1376,27 +2060,17 @@ static void scen_cm_inject(struct hostile *h)
 	struct wire_desc d = {0};
 	uint8_t *desc = NULL;
 	size_t desc_len = 0;
-	ucp_address_t *addr;
-	size_t addr_len;
 	uint16_t version = WIRE_VERSION;
 	uint32_t dl;
 
-	if (ucp_worker_get_address(h->worker, &addr, &addr_len) != UCS_OK) {
-		problem(h, "ucp_worker_get_address failed");
-		return;
-	}
 	d.conn_id = h->my_id + 100;
 	memset(d.secret, 0x3c, ENGINE_SECRET_LEN);
 	d.pid = (uint32_t)getpid();
-	d.worker_addr = (const uint8_t *)addr;
-	d.worker_addr_len = (uint32_t)addr_len;
-	if (wire_desc_build(&d, &desc, &desc_len) != DOCA_SUCCESS || desc_len + 16 > sizeof(payload)) {
-		ucp_worker_release_address(h->worker, addr);
+	if (our_desc(h, &d, &desc, &desc_len) != DOCA_SUCCESS || desc_len + 16 > sizeof(payload)) {
 		free(desc);
 		problem(h, "cannot build a descriptor for the CM messages");
 		return;
 	}
-	ucp_worker_release_address(h->worker, addr);
 	/* Header: version u16, private data length u8, reserved u8,
 	 * descriptor length u32; payload: descriptor, then private data. */
 	dl = (uint32_t)desc_len;
@@ -1685,130 +2359,40 @@ static int read_target_files(struct hostile *h)
 	return 0;
 }
 
-/* The engine's rule (conn.c): every endpoint uses UCX's peer error mode.
- * Ours must match the target's, unless a scenario forces the other one. */
-static ucp_err_handling_mode_t ep_err_mode(const struct hostile *h)
+/* The transport (see Transports): as the engine would choose from the
+ * target's descriptor, unless --link named one the descriptor offers. */
+static int choose_transport(struct hostile *h)
 {
-	return h->err_mode == ERR_MODE_NONE ? UCP_ERR_HANDLING_MODE_NONE : UCP_ERR_HANDLING_MODE_PEER;
-}
+	bool ucx = (h->tconn.flags & WIRE_DESC_FLAG_SHM) && h->tconn.worker_addr_len > 0, tcp = h->tconn.has_tcp;
 
-static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t st)
-{
-	struct hostile *h = arg;
-
-	(void)ep;
-	problem(h, "our endpoint to the target failed: %s", ucs_status_string(st));
-}
-
-static int ucx_setup(struct hostile *h)
-{
-	static const struct {
-		unsigned int id;
-		ucp_am_recv_callback_t cb;
-	} handlers[] = {
-		{WIRE_AM_HELLO, on_hello},
-		{WIRE_AM_BYE, on_bye},
-		{WIRE_AM_REQ, on_req},
-		{WIRE_AM_RESP, on_resp},
-		{WIRE_AM_ACK, on_ack},
-	};
-	ucp_params_t params = {0};
-	ucp_worker_params_t wp = {0};
-	ucp_ep_params_t ep = {0};
-	ucp_config_t *config;
-	ucs_status_t st;
-
-	st = ucp_config_read(NULL, NULL, &config);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_config_read: %s\n", ucs_status_string(st));
+	if (h->tr == TR_AUTO)
+		h->tr = ucx ? TR_UCX : TR_TCP;
+	if ((h->tr == TR_UCX && !ucx) || (h->tr == TR_TCP && !tcp)) {
+		printf("FAIL hostile setup: the target's descriptor offers no %s link (run both with the same UCX_TLS)\n",
+		       h->tr == TR_UCX ? "UCX (shared memory)" : "tcp");
 		return -1;
 	}
-	/* As the engine does: shared memory serves the peer error mode
-	 * only with the mm transports' error handling on. */
-	if (getenv("UCX_MM_ERROR_HANDLING") == NULL)
-		(void)ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
-	/* And CMA serves its rendezvous (engine.c): a peer whose endpoint
-	 * lacks a lane ours has makes UCX abort on its wireup request. */
-	if (getenv("UCX_CMA_MEMORY_INVALIDATE") == NULL)
-		(void)ucp_config_modify(config, "MEMORY_INVALIDATE", "y");
-	params.field_mask = UCP_PARAM_FIELD_FEATURES;
-	params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	st = ucp_init(&params, config, &h->ucp);
-	ucp_config_release(config);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_init: %s\n", ucs_status_string(st));
-		return -1;
-	}
-	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
-	st = ucp_worker_create(h->ucp, &wp, &h->worker);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_worker_create: %s\n", ucs_status_string(st));
-		return -1;
-	}
-	st = ucp_worker_get_efd(h->worker, &h->efd);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_worker_get_efd: %s\n", ucs_status_string(st));
-		return -1;
-	}
-	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++) {
-		ucp_am_handler_param_t p = {
-			.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-				      UCP_AM_HANDLER_PARAM_FIELD_ARG,
-			.id = handlers[i].id,
-			.cb = handlers[i].cb,
-			.arg = h,
-		};
-
-		st = ucp_worker_set_am_recv_handler(h->worker, &p);
-		if (st != UCS_OK) {
-			printf("FAIL hostile setup: ucp_worker_set_am_recv_handler: %s\n", ucs_status_string(st));
-			return -1;
-		}
-	}
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-			UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	ep.address = (const ucp_address_t *)h->tconn.worker_addr;
-	ep.err_mode = ep_err_mode(h);
-	ep.err_handler.cb = on_ep_error;
-	ep.err_handler.arg = h;
-	st = ucp_ep_create(h->worker, &ep, &h->ep);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_ep_create to the target's worker address: %s\n",
-		       ucs_status_string(st));
-		return -1;
-	}
+	printf("NOTE hostile %s: over the %s link\n", h->grp->name, h->tr == TR_UCX ? "UCX (shared memory)" : "tcp");
 	return 0;
 }
 
-/* Our descriptor, as doca_rdma_export would write it, from our worker. */
+/* Our descriptor, as doca_rdma_export would write it, offering our
+ * address on the transport we use. */
 static int publish_descriptor(struct hostile *h)
 {
 	struct wire_desc d = {0};
-	ucp_address_t *addr;
-	size_t addr_len;
 	uint8_t *desc;
 	size_t desc_len;
 	doca_error_t err;
-	ucs_status_t st;
 	int r;
 
-	st = ucp_worker_get_address(h->worker, &addr, &addr_len);
-	if (st != UCS_OK) {
-		printf("FAIL hostile setup: ucp_worker_get_address: %s\n", ucs_status_string(st));
-		return -1;
-	}
 	d.conn_id = h->my_id;
 	memcpy(d.secret, h->my_secret, ENGINE_SECRET_LEN);
 	d.pid = (uint32_t)getpid();
 	host_identity(d.host_id, &d.pid_ns);
-	d.flags = 0;
-	d.worker_addr = (const uint8_t *)addr;
-	d.worker_addr_len = (uint32_t)addr_len;
-	err = wire_desc_build(&d, &desc, &desc_len);
-	ucp_worker_release_address(h->worker, addr);
+	err = our_desc(h, &d, &desc, &desc_len);
 	if (err != DOCA_SUCCESS) {
-		printf("FAIL hostile setup: wire_desc_build: %s\n", doca_error_get_name(err));
+		printf("FAIL hostile setup: building our descriptor: %s\n", doca_error_get_name(err));
 		return -1;
 	}
 	r = write_file(h, "hostile.conn", desc, desc_len);
@@ -1818,27 +2402,6 @@ static int publish_descriptor(struct hostile *h)
 		return -1;
 	}
 	return 0;
-}
-
-static void ucx_teardown(struct hostile *h)
-{
-	if (h->ep != NULL) {
-		ucp_request_param_t p = {0};
-		ucs_status_ptr_t req;
-		double deadline = now_s() + 2.0;
-
-		p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-		p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-		req = ucp_ep_close_nbx(h->ep, &p);
-		while (UCS_PTR_IS_PTR(req) && ucp_request_check_status(req) == UCS_INPROGRESS && now_s() < deadline)
-			ucp_worker_progress(h->worker);
-		if (UCS_PTR_IS_PTR(req))
-			ucp_request_free(req);
-	}
-	if (h->worker != NULL)
-		ucp_worker_destroy(h->worker);
-	if (h->ucp != NULL)
-		ucp_cleanup(h->ucp);
 }
 
 /* After hostile.done: keep the connection up until the target has
@@ -1860,7 +2423,8 @@ static void wait_checked(struct hostile *h)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: hostile_peer --dir DIR --group GROUP [--ep-err-mode auto|none|peer]\ngroups:");
+	fprintf(f, "usage: hostile_peer --dir DIR --group GROUP [--link auto|ucx|tcp] [--ep-err-mode auto|none|peer]\n"
+		   "groups:");
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		fprintf(f, " %s", groups[i].name);
 	fprintf(f, "\n");
@@ -1872,6 +2436,7 @@ int main(int argc, char **argv)
 		{"dir", required_argument, NULL, 'd'},
 		{"group", required_argument, NULL, 'g'},
 		{"ep-err-mode", required_argument, NULL, 'e'},
+		{"link", required_argument, NULL, 'l'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1898,6 +2463,18 @@ int main(int argc, char **argv)
 				h->err_mode = ERR_MODE_PEER;
 			else {
 				fprintf(stderr, "bad --ep-err-mode %s (auto, none, peer)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'l':
+			if (strcmp(optarg, "auto") == 0)
+				h->tr = TR_AUTO;
+			else if (strcmp(optarg, "ucx") == 0)
+				h->tr = TR_UCX;
+			else if (strcmp(optarg, "tcp") == 0)
+				h->tr = TR_TCP;
+			else {
+				fprintf(stderr, "bad --link %s (auto, ucx, tcp)\n", optarg);
 				return 2;
 			}
 			break;
@@ -1935,9 +2512,10 @@ int main(int argc, char **argv)
 	memset(h->small, 0xEE, sizeof(h->small));
 	memset(h->big, 0xEE, BIG_LEN);
 
-	if (read_target_files(h) != 0 || ucx_setup(h) != 0 || publish_descriptor(h) != 0) {
+	if (read_target_files(h) != 0 || choose_transport(h) != 0 || tr_setup(h) != 0 ||
+	    publish_descriptor(h) != 0) {
 		(void)write_file(h, "hostile.failed", "setup", 5);
-		ucx_teardown(h);
+		tr_teardown(h);
 		return 1;
 	}
 	for (const struct scenario *s = h->grp->scenarios; s->name != NULL; s++) {
@@ -1955,7 +2533,7 @@ int main(int argc, char **argv)
 	(void)write_file(h, "hostile.done", summary, strlen(summary));
 	printf("hostile %s: %s\n", h->grp->name, summary);
 	wait_checked(h);
-	ucx_teardown(h);
+	tr_teardown(h);
 	free(h->big);
 	free(h->tconn_bytes);
 	free(h->mmap_bytes);
