@@ -129,6 +129,7 @@ static void peer_reset(struct lt_peer *p, doca_error_t status)
 	p->write_on = LT_WRITE_NONE;
 	p->polled_out = false;
 	p->gen++;
+	p->out_bytes = 0; /* frames still to be freed count for no one now */
 	if (p->conn != NULL && p->conn->ep == p)
 		p->conn->ep = NULL;
 }
@@ -192,7 +193,7 @@ static void peer_attach(struct lt_peer *p, struct lt_pre *e)
 	sock_adopt(lt, &p->acc, e->sock.fd);
 	lt->nsocks--; /* counted once: the socket moved */
 	pre_release(lt, e, false);
-	p->paused = false;
+	p->paused = 0;
 	if (p->ep_open && p->write_on == LT_WRITE_NONE)
 		p->write_on = LT_WRITE_ACC;
 	p->polled_out = p->write_on == LT_WRITE_ACC && p->q_head != NULL;

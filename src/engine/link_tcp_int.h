@@ -25,6 +25,13 @@
 #define LT_BLOCK_CACHE 8
 /* Blocks a peer's kept messages may pin before its socket is paused. */
 #define LT_KEPT_MAX 32u
+/* Memory our frames to a peer may hold (queued, not written: the peer
+ * does not read) before its socket is not read either, so it cannot have
+ * us answer more; a peer that reads drains it. */
+#define LT_OUT_MAX (32u << 20)
+/* Why a peer's socket is not read. */
+#define LT_PAUSE_KEPT 0x1 /* the engine keeps LT_KEPT_MAX blocks of its messages */
+#define LT_PAUSE_OUT 0x2  /* our frames to it hold LT_OUT_MAX */
 /* ... and no peer can make it hold more: 4096 messages waiting (the
  * target's queue bound) of at most LT_RNDV_THRESH bytes fill 512 blocks. */
 #define LT_KEPT_HARD 640u
@@ -97,6 +104,9 @@ struct lt_tx {
 	struct lt_tx *next;
 	uint8_t state;                /* enum lt_tx_state */
 	uint8_t frame;                /* enum lt_type of the frame queued */
+	struct lt_peer *peer;         /* whose out_bytes it counts in (while gen matches) */
+	uint32_t gen;
+	size_t cost;                  /* what it holds: itself and its copy */
 	bool pending;                 /* the caller holds it as a request: callback due */
 	uint16_t head_len;
 	uint8_t head[LT_FRAME_HDR + LT_HDR_MAX];
@@ -182,7 +192,8 @@ struct lt_peer {
 	uint64_t fill_left;          /* ... this many bytes more */
 	struct lt_rndv *rndvs;       /* fetching or discarding */
 	uint32_t kept_blocks;
-	bool paused;
+	uint8_t paused;              /* LT_PAUSE_* bits: not read for these reasons */
+	size_t out_bytes;            /* memory held by our frames on their way to it (lt_tx and copies) */
 	bool hdr_next;               /* a DATA payload just ended: read the next header alone */
 };
 

@@ -34,8 +34,17 @@ void lt_req_done(struct link_tcp *lt, struct lt_req *r, doca_error_t status)
 	lt->done_tail = r;
 }
 
+static void peer_unpause(struct lt_peer *p, uint8_t why);
+
 static void tx_free(struct lt_tx *tx)
 {
+	struct lt_peer *p = tx->peer;
+
+	if (p != NULL && p->gen == tx->gen) {
+		p->out_bytes -= tx->cost;
+		if ((p->paused & LT_PAUSE_OUT) && p->out_bytes < LT_OUT_MAX / 2)
+			peer_unpause(p, LT_PAUSE_OUT);
+	}
 	free(tx->copy);
 	free(tx);
 }
@@ -116,16 +125,14 @@ static struct lt_block *block_of(const void *p)
 	return (struct lt_block *)((uintptr_t)p & ~(uintptr_t)(LT_BLOCK_SIZE - 1));
 }
 
-static void peer_resume(struct lt_peer *p);
-
 static void block_put(struct link_tcp *lt, struct lt_block *b)
 {
 	if (--b->refs > 0)
 		return;
 	if (b->counted && b->peer != NULL && b->peer->gen == b->gen) {
 		b->peer->kept_blocks--;
-		if (b->peer->paused && b->peer->kept_blocks < LT_KEPT_MAX / 2)
-			peer_resume(b->peer);
+		if ((b->peer->paused & LT_PAUSE_KEPT) && b->peer->kept_blocks < LT_KEPT_MAX / 2)
+			peer_unpause(b->peer, LT_PAUSE_KEPT);
 	}
 	if (lt != NULL && lt->ncache < LT_BLOCK_CACHE)
 		lt->cache[lt->ncache++] = b;
@@ -186,7 +193,7 @@ void lt_stream_reset(struct lt_peer *p, doca_error_t status)
 			rndv_drop(rv); /* DISCARD: the engine's request ended already */
 	}
 	p->kept_blocks = 0;
-	p->paused = false;
+	p->paused = 0;
 	p->hdr_next = false;
 }
 
@@ -477,6 +484,10 @@ bool lt_out_write(struct lt_peer *p)
 
 static void tx_enqueue(struct lt_peer *p, struct lt_tx *tx)
 {
+	tx->peer = p;
+	tx->gen = p->gen;
+	tx->cost = sizeof(*tx) + (tx->copy != NULL ? tx->len : 0);
+	p->out_bytes += tx->cost;
 	tx->next = NULL;
 	tx->state = LT_TX_QUEUED;
 	if (p->q_tail == NULL)
@@ -635,27 +646,29 @@ no_memory:
 
 /* ---- reading ----------------------------------------------------------- */
 
-static void peer_pause(struct lt_peer *p)
+static void peer_pause(struct lt_peer *p, uint8_t why)
 {
 	struct lt_sock *s = lt_rsock(p);
 
-	if (p->paused || s->fd < 0)
+	if ((p->paused & why) || s->fd < 0)
 		return;
-	p->paused = true;
-	/* The socket we write on may be this one: keep its EPOLLOUT. */
-	lt_sock_watch(p->lt, s, s == lt_wsock(p) && p->polled_out ? EPOLLOUT : 0, true);
-	SDK_LOG_DBG("connection %u: the engine keeps %u read buffers of the peer's messages; reading paused",
-		    p->conn != NULL ? p->conn->id : 0, p->kept_blocks);
+	if (p->paused == 0)
+		/* The socket we write on may be this one: keep its EPOLLOUT. */
+		lt_sock_watch(p->lt, s, s == lt_wsock(p) && p->polled_out ? EPOLLOUT : 0, true);
+	p->paused |= why;
+	SDK_LOG_DBG("connection %u: reading paused: %s", p->conn != NULL ? p->conn->id : 0,
+		    why == LT_PAUSE_KEPT ? "the engine keeps too many of the peer's messages"
+					 : "the peer does not read what we send it");
 }
 
-static void peer_resume(struct lt_peer *p)
+static void peer_unpause(struct lt_peer *p, uint8_t why)
 {
 	struct lt_sock *s = lt_rsock(p);
 
-	if (!p->paused)
+	if (!(p->paused & why))
 		return;
-	p->paused = false;
-	if (s->fd >= 0)
+	p->paused &= (uint8_t)~why;
+	if (p->paused == 0 && s->fd >= 0)
 		lt_sock_watch(p->lt, s, EPOLLIN | (s == lt_wsock(p) && p->polled_out ? EPOLLOUT : 0), true);
 }
 
@@ -1014,9 +1027,13 @@ static bool kept_within_bounds(struct lt_peer *p)
 		protocol_error(p, "it keeps more messages waiting than a send queue can hold");
 		return false;
 	}
+	if (p->out_bytes >= LT_OUT_MAX) {
+		peer_pause(p, LT_PAUSE_OUT);
+		return false;
+	}
 	if (p->kept_blocks < LT_KEPT_MAX || p->rndvs != NULL || p->fill != NULL)
 		return true;
-	peer_pause(p);
+	peer_pause(p, LT_PAUSE_KEPT);
 	return false;
 }
 
@@ -1139,7 +1156,7 @@ doca_error_t lt_recv_data(struct engine_worker *w, void *data, const struct engi
 	rv->next = p->rndvs;
 	p->rndvs = rv;
 	rv->listed = true;
-	peer_resume(p); /* its DATA must be read, whatever is kept */
+	peer_unpause(p, LT_PAUSE_KEPT); /* its DATA must be read, whatever is kept */
 	*req = rv;
 	(void)lt_out_write(p); /* may fail p: the fetch then completes with an error */
 	return DOCA_SUCCESS;

@@ -971,28 +971,37 @@ static bool tcp_check_auth(struct hostile *h, const uint8_t *bytes)
 	return true;
 }
 
+/* The socket the target writes on: the one it opened to us, or, when
+ * it opened none (the engine lets the side with the lower address, port
+ * and connection id open the one connection both use), ours. */
+static int *tcp_read_fd(struct tcp_link *t)
+{
+	return t->in_fd >= 0 ? &t->in_fd : &t->out_fd;
+}
+
 /* Read what the target's socket has and hand each whole frame on. The
  * count of frames handled. */
 static unsigned int tcp_read(struct hostile *h)
 {
 	struct tcp_link *t = &h->tcp;
+	int *fd = tcp_read_fd(t);
 	unsigned int frames = 0;
 	size_t at = 0;
 	ssize_t n;
 
 	do {
-		n = recv(t->in_fd, t->in + t->in_len, sizeof(t->in) - t->in_len, MSG_DONTWAIT);
+		n = recv(*fd, t->in + t->in_len, sizeof(t->in) - t->in_len, MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
 		problem(h, "the target's tcp link connection to us ended (%s)", n == 0 ? "closed" : strerror(errno));
-		tcp_close(&t->in_fd);
+		tcp_close(fd);
 		return 0;
 	}
 	if (n > 0)
 		t->in_len += (size_t)n;
 	if (!t->in_authed && t->in_len >= LT_FRAME_HDR + LT_AUTH_LEN) {
 		if (!tcp_check_auth(h, t->in)) {
-			tcp_close(&t->in_fd);
+			tcp_close(fd);
 			return 0;
 		}
 		t->in_authed = true;
@@ -1003,14 +1012,14 @@ static unsigned int tcp_read(struct hostile *h)
 
 		if (lt_frame_parse(t->in + at, &f) != DOCA_SUCCESS) {
 			problem(h, "the target sent a malformed frame on its tcp link connection");
-			tcp_close(&t->in_fd);
+			tcp_close(fd);
 			return frames;
 		}
 		if (t->in_len - at < lt_frame_inline_len(&f))
 			break;
 		frames++;
 		if (!tcp_on_frame(h, &f, t->in + at)) {
-			tcp_close(&t->in_fd);
+			tcp_close(fd);
 			return frames;
 		}
 		at += lt_frame_inline_len(&f);
@@ -1028,7 +1037,7 @@ static void tcp_accept(struct hostile *h)
 
 	if (fd < 0)
 		return;
-	if (t->in_fd >= 0) {
+	if (t->in_fd >= 0 || t->in_authed) {
 		problem(h, "the target opened a second tcp link connection to us");
 		close(fd);
 		return;
@@ -1036,7 +1045,8 @@ static void tcp_accept(struct hostile *h)
 	t->in_fd = fd;
 }
 
-/* Bytes (or the end) on our socket, which the target only reads. */
+/* Bytes (or the end) on our socket, which the target only reads once it
+ * opened its own. */
 static void tcp_check_out(struct hostile *h)
 {
 	uint8_t byte;
@@ -1071,8 +1081,12 @@ static void tcp_pump(struct hostile *h, int max_ms)
 			tcp_accept(h);
 		else if (p[0].revents != 0 && t->in_fd >= 0)
 			moved += tcp_read(h);
-		if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && t->out_fd >= 0)
-			tcp_check_out(h);
+		if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && t->out_fd >= 0) {
+			if (t->in_fd >= 0)
+				tcp_check_out(h);
+			else
+				moved += tcp_read(h); /* the target writes on ours */
+		}
 		moved += tcp_flush(h); /* CTS and DATA the frames asked for */
 		if (moved > 0 || round == 1)
 			return;

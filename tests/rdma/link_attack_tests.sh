@@ -7,9 +7,8 @@
 #   link_attack_tests.sh PEER ATTACKER ATTACK...
 #     PEER      path of rdma_peer (target and initiator: either tree's)
 #     ATTACKER  path of link_attack
-#     ATTACK    an attack name of link_attack, or all (every one but
-#               noread, which is an authenticated peer's, not a stranger's,
-#               and fails today: see link_attack.c)
+#     ATTACK    an attack name of link_attack, or all (noread is an
+#               authenticated peer's, not a stranger's: see link_attack.c)
 #
 # Each run checks:
 #   - link_attack's own checks (every connection closed by the target in
@@ -36,7 +35,7 @@ shift 2
 [ $# -gt 0 ] || { echo "usage: link_attack_tests.sh PEER ATTACKER ATTACK..." >&2; exit 2; }
 PROC_TIMEOUT=${LINK_ATTACK_TIMEOUT:-60}
 TARGET_GRACE=${LINK_ATTACK_TARGET_GRACE:-15}
-ALL="ucx_len ucx_amid ucx_put readonly_put random noauth badsecret authid truncated slowloris idle"
+ALL="ucx_len ucx_amid ucx_put readonly_put random noauth badsecret authid truncated slowloris idle noread"
 
 # The target's case for an attack, and how it serves: readonly_put runs
 # against a read-only export (the initiator reads); the rest against a
