@@ -447,13 +447,12 @@ static struct doca_rdma_connection *server_export(uint8_t **desc_out, size_t *le
 	return conn;
 }
 
-/* Live: the server's connection made to our peer; our end of it. */
-static int connect_server_to_peer(struct doca_rdma_connection *conn)
+/* Live: the server connects to our peer (its descriptor names our port). */
+static void connect_server_to_peer(struct doca_rdma_connection *conn)
 {
 	struct wire_desc d = {.conn_id = g.v.our_id, .pid = (uint32_t)getpid(), .has_tcp = true};
 	uint8_t *desc;
 	size_t len;
-	int fd = -1;
 
 	memcpy(d.secret, g.v.our_secret, ENGINE_SECRET_LEN);
 	lt_addr_build(d.tcp_addr, &g.peer);
@@ -462,16 +461,30 @@ static int connect_server_to_peer(struct doca_rdma_connection *conn)
 	if (doca_rdma_connect(g.srv.rdma, desc, len, conn) != DOCA_SUCCESS)
 		die("%s", "the server's doca_rdma_connect to our peer failed");
 	free(desc);
-	for (uint64_t end = now_ms() + WAIT_MS; fd < 0 && now_ms() < end;) {
-		struct pollfd p = {.fd = g.peer_listen, .events = POLLIN};
+}
+
+/* The server writes to our peer on the one connection of the two sides:
+ * one it opens to our peer's port (returned), or ours (fd: -1 is
+ * returned, and fd is what to drain). Its first bytes tell. */
+static int server_writes_on(int fd)
+{
+	for (uint64_t end = now_ms() + WAIT_MS; now_ms() < end;) {
+		struct pollfd p[2] = {{.fd = g.peer_listen, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
 
 		progress();
-		if (poll(&p, 1, 1) > 0)
-			fd = accept4(g.peer_listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (poll(p, 2, 1) <= 0)
+			continue;
+		if (p[0].revents & POLLIN) {
+			int peer_fd = accept4(g.peer_listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+			if (peer_fd >= 0)
+				return peer_fd;
+		} else if (p[1].revents) {
+			return -1;
+		}
 	}
-	if (fd < 0)
-		die("%s", "the server did not connect to our peer");
-	return fd;
+	die("%s", "the server wrote to our peer on no connection");
+	return -1;
 }
 
 static void fuzz_input(uint8_t way, const uint8_t *data, size_t size)
@@ -489,13 +502,15 @@ static void fuzz_input(uint8_t way, const uint8_t *data, size_t size)
 	memcpy(stream, data, size);
 	link_seed_fill(stream, size, &g.v);
 	if (way == LINK_WAY_LIVE)
-		peer_fd = connect_server_to_peer(conn);
+		connect_server_to_peer(conn);
 	fd = dial();
 	if (way != LINK_WAY_RAW)
 		n = auth_frame(pre);
 	if (way == LINK_WAY_LIVE)
 		n += hello_frame(pre + n);
-	send_all(fd, peer_fd, pre, n);
+	send_all(fd, -1, pre, n);
+	if (way == LINK_WAY_LIVE)
+		peer_fd = server_writes_on(fd);
 	send_all(fd, peer_fd, stream, size);
 	(void)shutdown(fd, SHUT_WR);
 	if (!wait_closed(fd, peer_fd))

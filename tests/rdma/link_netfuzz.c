@@ -1603,6 +1603,25 @@ static bool starts_authenticated(const uint8_t *b, size_t len)
 	       memcmp(b, auth, sizeof(auth)) == 0;
 }
 
+/* The server writes to our peer on the one connection of the two sides:
+ * the one it opens to our peer's port when its side opens it, else ours
+ * (fd, which it then reads too). Read whichever brings its AUTH and
+ * HELLO. */
+static bool live_reader(int fd)
+{
+	for (double end = now_ms() + LIVE_WAIT_MS; rd.fd < 0 && now_ms() < end;) {
+		struct pollfd p[2] = {{.fd = peer_listen, .events = POLLIN}, {.fd = fd, .events = POLLIN}};
+
+		if (poll(p, 2, (int)(end - now_ms()) + 1) <= 0)
+			continue;
+		if (p[0].revents & POLLIN)
+			rd.fd = accept4(peer_listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		else if (p[1].revents)
+			rd.fd = fd;
+	}
+	return rd.fd >= 0 && reader_wait(&rd, now_ms() + LIVE_WAIT_MS, has_hello, 0);
+}
+
 /* Run one round: a server connection exported for it (its values fill
  * the placeholders), for a live round connected to our peer; the input
  * sent its way; our end, or silence; then the connection dropped.
@@ -1642,20 +1661,6 @@ static int fuzz_round(enum delivery how, bool silent)
 			rc = -1;
 			goto out;
 		}
-		/* Its connection to our peer: AUTH and HELLO. */
-		for (double end = now_ms() + LIVE_WAIT_MS; rd.fd < 0 && now_ms() < end;) {
-			struct pollfd p = {.fd = peer_listen, .events = POLLIN};
-
-			if (poll(&p, 1, (int)(end - now_ms()) + 1) > 0)
-				rd.fd = accept4(peer_listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		}
-		if (rd.fd < 0 || !reader_wait(&rd, now_ms() + LIVE_WAIT_MS, has_hello, 0)) {
-			if (failures == 0)
-				fail("the server's connection to our peer brought no AUTH and HELLO within %d ms",
-				     LIVE_WAIT_MS);
-			rc = -1;
-			goto out;
-		}
 	}
 	fd = dial(&srv.link);
 	if (fd < 0) {
@@ -1671,6 +1676,18 @@ static int fuzz_round(enum delivery how, bool silent)
 			n += msg_frame(pre + n, WIRE_AM_HELLO, &h, sizeof(h), 0, 0);
 			fill_placeholders(pre + LT_FRAME_HDR + LT_AUTH_LEN, n - LT_FRAME_HDR - LT_AUTH_LEN);
 		}
+	}
+	if (live) {
+		/* Our AUTH and HELLO first: the server may be waiting for our
+		 * connection to write its own. */
+		if (!send_bytes(fd, pre, n) || !live_reader(fd)) {
+			if (failures == 0)
+				fail("the server's connection to our peer brought no AUTH and HELLO within %d ms",
+				     LIVE_WAIT_MS);
+			rc = -1;
+			goto out;
+		}
+		n = 0;
 	}
 	live_out = live ? fd : -1;
 	sent = send_bytes(fd, pre, n) &&
@@ -1704,10 +1721,10 @@ static int fuzz_round(enum delivery how, bool silent)
 		}
 	}
 out:
+	if (rd.fd >= 0 && rd.fd != fd)
+		close(rd.fd);
 	if (fd >= 0)
 		close(fd);
-	if (rd.fd >= 0)
-		close(rd.fd);
 	rd.fd = -1;
 	live_out = -1;
 	if (srv_alive()) {
