@@ -15,7 +15,8 @@
  *
  * A socket that connected but has not sent a whole, well-formed REQ yet
  * holds no connection slot: it waits in a small per-listener table
- * (ENGINE_CM_MAX_PRE, the oldest dropped for a newcomer) for at most
+ * (ENGINE_CM_MAX_PRE; when it is full, what every socket in it sent is
+ * read, and only then is the oldest dropped for a newcomer) for at most
  * CM_PRE_TIMEOUT_MS. Only a complete request takes a slot and reaches the
  * application's request callback, so sockets that never speak cannot lock
  * real clients out.
@@ -344,17 +345,38 @@ static void cm_pre_release(struct engine_listener *l, struct engine_cm_pre *p, b
 	l->src.worker->cm_pending--;
 }
 
-static void cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_storage *sa, socklen_t sa_len)
+static void cm_pre_read(struct engine_listener *l, struct engine_cm_pre *p);
+
+/* A free entry of the table, and the oldest one taken (NULL if none). */
+static struct engine_cm_pre *cm_pre_free(struct engine_listener *l, struct engine_cm_pre **oldest)
+{
+	*oldest = NULL;
+	for (int i = 0; i < ENGINE_CM_MAX_PRE; i++) {
+		if (l->pre[i].src.fd < 0)
+			return &l->pre[i];
+		if (*oldest == NULL || l->pre[i].seq < (*oldest)->seq)
+			*oldest = &l->pre[i];
+	}
+	return NULL;
+}
+
+static struct engine_cm_pre *cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_storage *sa,
+					socklen_t sa_len)
 {
 	struct engine_worker *w = l->src.worker;
-	struct engine_cm_pre *p = NULL, *oldest = NULL;
+	struct engine_cm_pre *p, *oldest;
 	char text[80];
 
-	for (int i = 0; i < ENGINE_CM_MAX_PRE && p == NULL; i++) {
-		if (l->pre[i].src.fd < 0)
-			p = &l->pre[i];
-		else if (oldest == NULL || l->pre[i].seq < oldest->seq)
-			oldest = &l->pre[i];
+	p = cm_pre_free(l, &oldest);
+	if (p == NULL) {
+		/* Before anyone is dropped, take what the waiting sockets
+		 * sent: a burst of clients connects faster than this thread
+		 * reads them, and their requests are mostly in by now (each
+		 * whole one leaves the table). */
+		for (int k = 0; k < ENGINE_CM_MAX_PRE; k++)
+			if (l->pre[k].src.fd >= 0)
+				cm_pre_read(l, &l->pre[k]);
+		p = cm_pre_free(l, &oldest);
 	}
 	if (p == NULL) {
 		SDK_LOG_WARN_RL("port %u: %d connections have not sent their request yet; dropping the oldest "
@@ -375,6 +397,7 @@ static void cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_
 	l->npre++;
 	w->cm_pending++;
 	engine_svc_watch_events(&p->src, EPOLLIN, false);
+	return p;
 }
 
 /* A whole, well-formed request: now it takes a connection slot, and the
@@ -498,7 +521,9 @@ void engine_cm_on_listen(struct engine_listener *l)
 	while ((fd = accept4(l->src.fd, (struct sockaddr *)&sa, &sa_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		sa_unmap_v4(&sa, &sa_len);
-		cm_pre_add(l, fd, &sa, sa_len);
+		/* A client sends its request as soon as it is connected:
+		 * often it is here already, and the entry is free again. */
+		cm_pre_read(l, cm_pre_add(l, fd, &sa, sa_len));
 		sa_len = sizeof(sa);
 	}
 	for (int k = 0; k < ENGINE_CM_MAX_PRE && l->npre > 0; k++)
