@@ -259,6 +259,15 @@ void engine_cm_on_sock(struct engine_conn *c, uint32_t events)
 {
 	if (c->cm_src.fd < 0)
 		return;
+	if (c->state == CONN_CM_REQUESTED) {
+		/* Nothing is read before the application answers: the
+		 * request waits whole in cm_rx. The socket is watched for no
+		 * event then, but epoll reports a hang-up or an error anyway:
+		 * the client went away (a reset), and its request with it. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			cm_fail(c, "the client went away before its request was answered");
+		return;
+	}
 	if (c->cm_connecting && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) {
 		int err = 0;
 		socklen_t len = sizeof(err);
