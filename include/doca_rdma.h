@@ -148,7 +148,14 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_addr_get_params(struct doca_rdma_addr *addr, enum doca_rdma_addr_type *addr_type,
 				       const char **address, uint16_t *port);
 
-/* Server side: accept connection requests on port (RUNNING context). */
+/*
+ * Server side: accept connection requests on port (RUNNING context, RC,
+ * request callback set). The port is opened at each address of the
+ * context's device (its GIDs: IPv4 and IPv6), never on every interface.
+ * Errors: BAD_STATE, NOT_SUPPORTED (DC), ALREADY_EXIST (listening on it
+ * already), FULL (8 ports at once), IN_USE (another socket holds the port
+ * at one of the device's addresses), NOT_FOUND (the device has no address).
+ */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t port);
 

@@ -17,7 +17,7 @@
  *    update the value from any thread and wake its waiters.
  *  - secrets: drawing a connection's secret, comparing one in constant
  *    time.
- *  - device facts: the interface a device drives.
+ *  - device facts: the interface a device drives, its addresses.
  *  - the timeline (SOFTDOCA_TRACE, trace.h): whether it records, the
  *    track of a connection, and the two events only the engine sees (a
  *    task's request handed to the transport, an operation arriving at
@@ -141,6 +141,9 @@ SOFTDOCA_EXPORT const char *softdoca_devinfo_iface(const struct doca_devinfo *de
 
 /* Kernel interface index (0 for NULL). */
 SOFTDOCA_EXPORT unsigned int softdoca_devinfo_ifindex(const struct doca_devinfo *devinfo);
+
+/* Number of GID table entries: the device's addresses (0 for NULL). */
+SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *devinfo);
 
 /* The address behind GID number index as a socket address (port 0; IPv6
  * link-local addresses carry the interface as scope id), ready for bind or

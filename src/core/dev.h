@@ -58,9 +58,6 @@ SOFTDOCA_EXPORT enum softdoca_dev_kind softdoca_devinfo_kind(const struct doca_d
 /* ibdev name, as doca_devinfo_get_ibdev_name reports it ("" for NULL). */
 SOFTDOCA_EXPORT const char *softdoca_devinfo_ibdev(const struct doca_devinfo *devinfo);
 
-/* Number of GID table entries (0 for NULL). */
-SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *devinfo);
-
 /* Copy GID number index into gid_out. Errors: INVALID_VALUE (NULL argument
  * or index out of range). */
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid(const struct doca_devinfo *devinfo, uint32_t index,

@@ -3,18 +3,20 @@
  *
  * The connection manager carries only what the export/connect method
  * leaves to the application: the exchange of connection descriptors. A
- * server listens on a TCP port (IPv6 and IPv4, on every address of the
- * host); a client connects and sends its descriptor (REQ); the server,
- * once the application accepts, connects to it and answers with its own
- * descriptor and the private data (REP) — or says no (REJ). The client
- * connects back, and from there it is an ordinary connection (HELLO, then
- * established on both sides). The TCP socket stays open while the
- * connection lives: its end tells a side that the other went away. The
- * service thread does the socket I/O; a deadline (the connection request
- * timeout) bounds how long a connection may take to come up.
+ * server listens on a TCP port at each address of its device (its GIDs,
+ * IPv4 and IPv6, as RDMA CM binds the device's addresses: the port is not
+ * reachable through another interface); a client connects and sends its
+ * descriptor (REQ); the server, once the application accepts, connects to
+ * it and answers with its own descriptor and the private data (REP) — or
+ * says no (REJ). The client connects back, and from there it is an
+ * ordinary connection (HELLO, then established on both sides). The TCP
+ * socket stays open while the connection lives: its end tells a side that
+ * the other went away. The service thread does the socket I/O; a deadline
+ * (the connection request timeout) bounds how long a connection may take
+ * to come up.
  *
  * A socket that connected but has not sent a whole, well-formed REQ yet
- * holds no connection slot: it waits in a small per-listener table
+ * holds no connection slot: it waits in a small table of its port's
  * (ENGINE_CM_MAX_PRE; when it is full, what every socket in it sent is
  * read, and only then is the oldest dropped for a newcomer) for at most
  * CM_PRE_TIMEOUT_MS. Only a complete request takes a slot and reaches the
@@ -31,6 +33,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <doca_dev.h>
 
 #include "core_engine.h"
 #include "engine_internal.h"
@@ -301,26 +305,6 @@ void engine_cm_on_sock(struct engine_conn *c, uint32_t events)
 
 /* ---- server side ------------------------------------------------------- */
 
-/* An IPv4 client on the dual-stack socket shows up as ::ffff:a.b.c.d:
- * report it as the IPv4 address it is. */
-static void sa_unmap_v4(struct sockaddr_storage *sa, socklen_t *len)
-{
-	struct sockaddr_in6 in6;
-	struct sockaddr_in in = {.sin_family = AF_INET};
-
-	if (sa->ss_family != AF_INET6)
-		return;
-	memcpy(&in6, sa, sizeof(in6));
-	if (!IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr))
-		return;
-	in.sin_port = in6.sin6_port;
-	memcpy(&in.sin_addr, &in6.sin6_addr.s6_addr[12], sizeof(in.sin_addr));
-	memset(sa, 0, sizeof(*sa));
-	memcpy(sa, &in, sizeof(in));
-	*len = sizeof(in);
-}
-
-
 static int cm_socket(int family)
 {
 	return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -351,7 +335,7 @@ static void cm_pre_release(struct engine_listener *l, struct engine_cm_pre *p, b
 	p->rx = NULL;
 	p->rx_len = 0;
 	l->npre--;
-	l->src.worker->cm_pending--;
+	l->worker->cm_pending--;
 }
 
 static void cm_pre_read(struct engine_listener *l, struct engine_cm_pre *p);
@@ -372,7 +356,7 @@ static struct engine_cm_pre *cm_pre_free(struct engine_listener *l, struct engin
 static struct engine_cm_pre *cm_pre_add(struct engine_listener *l, int fd, const struct sockaddr_storage *sa,
 					socklen_t sa_len)
 {
-	struct engine_worker *w = l->src.worker;
+	struct engine_worker *w = l->worker;
 	struct engine_cm_pre *p, *oldest;
 	char text[80];
 
@@ -413,7 +397,7 @@ static struct engine_cm_pre *cm_pre_add(struct engine_listener *l, int fd, const
  * application hears of it. The frame stays in cm_rx until it accepts. */
 static void cm_pre_promote(struct engine_listener *l, struct engine_cm_pre *p, const struct wire_cm *cm)
 {
-	struct engine_worker *w = l->src.worker;
+	struct engine_worker *w = l->worker;
 	struct engine_conn *c;
 	struct wire_desc d;
 	char text[80];
@@ -518,8 +502,9 @@ static void cm_pre_expire(struct engine_worker *w, uint64_t now)
 	}
 }
 
-/* The listening socket or one of its pre-request sockets has events:
- * take new sockets, then read what the waiting ones sent. */
+/* A listening socket or one of the pre-request sockets has events: take
+ * new sockets from every address of the port, then read what the waiting
+ * ones sent. */
 void engine_cm_on_listen(struct engine_listener *l)
 {
 	struct sockaddr_storage sa;
@@ -527,13 +512,16 @@ void engine_cm_on_listen(struct engine_listener *l)
 	int one = 1;
 	int fd;
 
-	while ((fd = accept4(l->src.fd, (struct sockaddr *)&sa, &sa_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		sa_unmap_v4(&sa, &sa_len);
-		/* A client sends its request as soon as it is connected:
-		 * often it is here already, and the entry is free again. */
-		cm_pre_read(l, cm_pre_add(l, fd, &sa, sa_len));
-		sa_len = sizeof(sa);
+	for (uint32_t s = 0; s < l->nsocks; s++) {
+		while ((fd = accept4(l->socks[s].fd, (struct sockaddr *)&sa, &sa_len, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
+		       0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			/* A client sends its request as soon as it is
+			 * connected: often it is here already, and the entry
+			 * is free again. */
+			cm_pre_read(l, cm_pre_add(l, fd, &sa, sa_len));
+			sa_len = sizeof(sa);
+		}
 	}
 	for (int k = 0; k < ENGINE_CM_MAX_PRE && l->npre > 0; k++)
 		if (l->pre[k].src.fd >= 0)
@@ -548,41 +536,124 @@ static struct engine_listener *listener_find(struct engine_worker *w, uint16_t p
 	return NULL;
 }
 
-/* A listening socket on every address: IPv6 taking IPv4 too, or IPv4
- * alone on a host without IPv6. */
-static int listener_socket(uint16_t port)
+/* A listening socket on one address; -1 with errno set if there is none. */
+static int listener_socket(const struct sockaddr_storage *sa, socklen_t len)
 {
-	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT, .sin6_port = htons(port)};
-	struct sockaddr_in in = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY), .sin_port = htons(port)};
-	int one = 1, zero = 0;
-	int fd = cm_socket(AF_INET6);
+	int one = 1;
+	int fd = cm_socket(sa->ss_family);
+	int err;
 
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-		if (bind(fd, (struct sockaddr *)&in6, sizeof(in6)) == 0 && listen(fd, 64) == 0)
-			return fd;
-		if (errno == EADDRINUSE) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
-	}
-	fd = cm_socket(AF_INET);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&in, sizeof(in)) == 0 && listen(fd, 64) == 0)
+	if (sa->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)sa, len) == 0 && listen(fd, 64) == 0)
 		return fd;
+	err = errno;
 	close(fd);
+	errno = err;
 	return -1;
+}
+
+/* The address of the device's GID number index: false when there is none
+ * or an earlier GID has the same one (an address listed twice is bound
+ * once). */
+static bool listener_addr(const struct doca_devinfo *info, uint32_t index, struct sockaddr_storage *sa,
+			  socklen_t *len)
+{
+	struct sockaddr_storage other;
+	socklen_t other_len;
+
+	if (softdoca_devinfo_addr(info, index, sa, len) != DOCA_SUCCESS)
+		return false;
+	for (uint32_t j = 0; j < index; j++)
+		if (softdoca_devinfo_addr(info, j, &other, &other_len) == DOCA_SUCCESS && other_len == *len &&
+		    memcmp(&other, sa, *len) == 0)
+			return false;
+	return true;
+}
+
+static void listener_close_socks(struct engine_listener *l)
+{
+	for (uint32_t s = 0; s < l->nsocks; s++)
+		engine_svc_unwatch(&l->socks[s]);
+	free(l->socks);
+	l->socks = NULL;
+	l->nsocks = 0;
+}
+
+/* A listening socket on port at each address of the device (IPv4 and
+ * IPv6, a link-local one with its interface as scope), as RDMA CM binds
+ * the device's GIDs: the port is not reachable through another interface's
+ * address. An address that went away since the device was listed (or is
+ * not usable yet: IPv6 duplicate address detection) is left out. */
+static doca_error_t listener_open(struct engine_worker *w, struct engine_listener *l, uint16_t port)
+{
+	const struct doca_devinfo *info = w->dev != NULL ? doca_dev_as_devinfo(w->dev) : NULL;
+	uint32_t n = softdoca_devinfo_gid_count(info);
+	char text[80], bound[256] = "";
+	size_t used = 0;
+
+	if (n == 0) {
+		SDK_LOG_ERR("cannot listen on port %u: the device has no address", port);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	l->socks = calloc(n, sizeof(*l->socks));
+	if (l->socks == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sockaddr_storage sa;
+		socklen_t len;
+		int fd;
+
+		if (!listener_addr(info, i, &sa, &len))
+			continue;
+		if (sa.ss_family == AF_INET)
+			((struct sockaddr_in *)&sa)->sin_port = htons(port);
+		else
+			((struct sockaddr_in6 *)&sa)->sin6_port = htons(port);
+		fd = listener_socket(&sa, len);
+		if (fd < 0 && errno == EADDRINUSE) {
+			/* INFO, not ERROR: the caller, who knows how the port
+			 * was chosen, tells the user what to do (our samples:
+			 * pick another with -lp). */
+			SDK_LOG_INFO("cannot listen on port %u: another socket is bound to it (on %s)", port,
+				     sa_text(&sa, text, sizeof(text)));
+			listener_close_socks(l);
+			return DOCA_ERROR_IN_USE;
+		}
+		if (fd < 0 && errno == EADDRNOTAVAIL) {
+			SDK_LOG_WARN("port %u: the device's address %s is gone or not usable yet: not listened on", port,
+				     sa_text(&sa, text, sizeof(text)));
+			continue;
+		}
+		if (fd < 0) {
+			SDK_LOG_ERR("cannot listen on port %u at %s: %s", port, sa_text(&sa, text, sizeof(text)),
+				    strerror(errno));
+			listener_close_socks(l);
+			return DOCA_ERROR_OPERATING_SYSTEM;
+		}
+		l->socks[l->nsocks++] = (struct svc_source){.kind = SVC_CM_LISTEN, .fd = fd, .worker = w, .listener = l};
+		if (used < sizeof(bound))
+			used += (size_t)snprintf(bound + used, sizeof(bound) - used, "%s%s", used > 0 ? " " : "",
+						 sa_text(&sa, text, sizeof(text)));
+	}
+	if (l->nsocks == 0) {
+		SDK_LOG_ERR("cannot listen on port %u: none of the device's %u addresses can be bound", port, n);
+		listener_close_socks(l);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	for (uint32_t s = 0; s < l->nsocks; s++)
+		engine_svc_watch_events(&l->socks[s], EPOLLIN, false);
+	SDK_LOG_DBG("listening on %s", bound);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 {
 	struct engine_listener *l = NULL;
 	doca_error_t status = DOCA_SUCCESS;
-	int fd;
 
 	pthread_mutex_lock(&w->lock);
 	if (listener_find(w, port) != NULL) {
@@ -598,30 +669,15 @@ doca_error_t engine_listen(struct engine_worker *w, uint16_t port)
 		status = DOCA_ERROR_FULL;
 		goto out;
 	}
-	fd = listener_socket(port);
-	if (fd < 0 && errno == EADDRINUSE) {
-		/* INFO, not ERROR: the caller, who knows how the port was chosen,
-		 * tells the user what to do (our samples: pick another with -lp). */
-		SDK_LOG_INFO("cannot listen on port %u: another socket is bound to it", port);
-		status = DOCA_ERROR_IN_USE;
+	l->worker = w;
+	status = listener_open(w, l, port);
+	if (status != DOCA_SUCCESS)
 		goto out;
-	}
-	if (fd < 0) {
-		SDK_LOG_ERR("cannot listen on port %u: %s", port, strerror(errno));
-		status = DOCA_ERROR_OPERATING_SYSTEM;
-		goto out;
-	}
 	l->port = port;
 	l->active = true;
 	l->npre = 0;
 	for (int k = 0; k < ENGINE_CM_MAX_PRE; k++)
 		l->pre[k].src.fd = -1;
-	l->src.kind = SVC_CM_LISTEN;
-	l->src.fd = fd;
-	l->src.worker = w;
-	l->src.listener = l;
-	engine_svc_watch_events(&l->src, EPOLLIN, false);
-	SDK_LOG_DBG("listening on port %u", port);
 out:
 	engine_worker_unlock(w);
 	return status;
@@ -639,7 +695,7 @@ static void listener_close_locked(struct engine_worker *w, struct engine_listene
 	for (int k = 0; k < ENGINE_CM_MAX_PRE; k++)
 		if (l->pre[k].src.fd >= 0)
 			cm_pre_release(l, &l->pre[k], true);
-	engine_svc_unwatch(&l->src);
+	listener_close_socks(l);
 	l->active = false;
 }
 

@@ -833,6 +833,7 @@ doca_error_t engine_worker_create(struct doca_dev *dev, const struct engine_work
 	if (w == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	w->conf = *conf;
+	w->dev = dev;
 	pthread_mutex_init(&w->lock, NULL);
 	w->conns = calloc(conf->max_connections, sizeof(*w->conns));
 	if (w->conns == NULL) {

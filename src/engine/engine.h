@@ -204,8 +204,12 @@ doca_error_t engine_conn_disconnect(struct engine_conn *conn);
  * reused, with a new secret). Connections not closed are left alone. */
 void engine_conn_release(struct engine_conn *conn);
 
-/* RDMA CM (cm.c). Listening binds the port on every address of this host
- * (IPv4 and IPv6); a client's request arrives as ENGINE_CONN_REQUEST on a
+/* RDMA CM (cm.c). Listening binds the port at each address of the
+ * worker's device (its GIDs: IPv4 and IPv6, a link-local one with its
+ * interface as scope); errors: ALREADY_EXIST (this worker listens on it
+ * already), FULL (ENGINE_MAX_LISTENERS ports), IN_USE (another socket holds
+ * the port at one of the addresses), NOT_FOUND (the device has no address),
+ * OPERATING_SYSTEM. A client's request arrives as ENGINE_CONN_REQUEST on a
  * new connection, which the server accepts or rejects. */
 doca_error_t engine_listen(struct engine_worker *worker, uint16_t port);
 doca_error_t engine_listen_stop(struct engine_worker *worker, uint16_t port);

@@ -224,10 +224,12 @@ struct engine_conn {
  * owed are sent after them). */
 #define ENGINE_PROGRESS_ROUNDS 64
 
+/* Ports an RDMA CM server listens on at once. */
 #define ENGINE_MAX_LISTENERS 8
 
-/* Sockets per listener whose request has not arrived yet (the oldest is
- * dropped to make room for a new one). */
+/* Sockets per listening port, over all of its addresses, whose request has
+ * not arrived yet (once what they sent is read, the oldest is dropped to
+ * make room for a new one). */
 #define ENGINE_CM_MAX_PRE 16
 
 /* A socket accepted on a listener, before its request (REQ) arrived: it
@@ -243,9 +245,13 @@ struct engine_cm_pre {
 	socklen_t sa_len;
 };
 
-/* One listening port (a dual-stack TCP socket). */
+/* One listening port: a TCP socket on each address of the device (its
+ * GIDs), as RDMA CM binds the device's addresses, and one table of the
+ * sockets they accepted. */
 struct engine_listener {
-	struct svc_source src;
+	struct engine_worker *worker;
+	struct svc_source *socks;           /* nsocks listening sockets (kind SVC_CM_LISTEN) */
+	uint32_t nsocks;
 	uint16_t port;
 	bool active;
 	struct engine_cm_pre pre[ENGINE_CM_MAX_PRE];
@@ -262,6 +268,7 @@ struct engine_worker {
 	 * (tcp NULL: none). */
 	struct engine_ucx *ucx;
 	struct link_tcp *tcp;
+	struct doca_dev *dev;               /* the device: its addresses are the RDMA CM listener's */
 	ucp_worker_h ucp;
 	ucp_address_t *own_addr;            /* our worker address: the template peers' are checked against */
 	size_t own_addr_len;

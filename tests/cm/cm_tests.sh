@@ -45,6 +45,12 @@
 #                                    connection at its first send; the
 #                                    server must see what a dead client
 #                                    looks like, the victim a failure
+#               bind                the server listens on soft_lo's
+#                                    addresses only: no wildcard listening
+#                                    socket on its port, one per address of
+#                                    soft_lo, each connectable, and every
+#                                    address of the host's other soft
+#                                    devices refused; then a real client
 #               all                 every scenario above
 #
 # Prints one line per run and exits non-zero if any failed (77 if the
@@ -62,7 +68,7 @@ ALL="$(for c in $CASES; do printf 'v4_%s ' "$c"; done)$(for c in $CASES; do prin
 ALL="$ALL multi8 refused timeout reject kill_server kill_client server_stop squat"
 ALL="$ALL fault_reject fault_timeout"
 ALL="$ALL fault_client_reject fault_client_timeout"
-ALL="$ALL fault_drop"
+ALL="$ALL fault_drop bind"
 
 [ -x "$PEER" ] || { echo "cm_peer not found or not executable: $PEER" >&2; exit 2; }
 command -v timeout >/dev/null || { echo "timeout(1) is required" >&2; exit 2; }
@@ -331,6 +337,98 @@ squat() {
 	finish "cm/IPv4 20 idle sockets (past the server's table of waiting sockets), then a real client" "$t0"
 }
 
+# The soft devices' GIDs from doca_caps --list-devs, one "IBDEV IFACE
+# ADDRESS" line each: IPv4-mapped GIDs as a.b.c.d, link-local IPv6 ones
+# with %IFACE (what a connect to them needs).
+soft_addrs() {
+	local caps=${PEER%/*}/../../tools/doca_caps dev iface g h
+	"$caps" --list-devs 2>/dev/null | awk '
+		$1 == "ibdev_name" { dev = $2 }
+		$1 == "iface_name" { iface = $2 }
+		$1 ~ /^GID\[/ { print dev, iface, $2 }' |
+		while read -r dev iface g; do
+			case $g in
+			0000:0000:0000:0000:0000:ffff:*)
+				h=${g#0000:0000:0000:0000:0000:ffff:}
+				echo "$dev $iface $((16#${h:0:2})).$((16#${h:2:2})).$((16#${h:5:2})).$((16#${h:7:2}))"
+				;;
+			fe80:*) echo "$dev $iface $g%$iface" ;;
+			*) echo "$dev $iface $g" ;;
+			esac
+		done
+}
+
+# connects ADDRESS PORT: a TCP connection to it is accepted (bounded).
+connects() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	timeout 3 bash -c 'exec 3<>"/dev/tcp/$1/$2"' _ "$1" "$2" 2>/dev/null
+}
+
+# Listening sockets of this port in /proc/net/tcp and tcp6, by local
+# address (hex, as the kernel prints it).
+listening_on() {
+	local ph
+	ph=$(printf '%04X' "$1")
+	awk -v p=":$ph" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' /proc/net/tcp /proc/net/tcp6
+}
+
+# The server on soft_lo must listen at soft_lo's addresses and nowhere
+# else: the check is a process of the run (bind_check.out, .rc).
+bind_addrs() {
+	local t0 port="" out addrs own=0 others=0 why="" dev iface a n deadline
+	begin
+	t0=$(now)
+	spawn server 0 --role server --case send --count 8
+	deadline=$((SECONDS + 20))
+	while [ -z "$port" ] && [ "$SECONDS" -lt "$deadline" ] && kill -0 "${pids[0]}" 2>/dev/null; do
+		[ -s "$dir/server.port" ] && port=$(cat "$dir/server.port")
+		# Polls for the file the server writes once it listens; bounded.
+		[ -z "$port" ] && sleep 0.05
+	done
+	out=$dir/bind_check.out
+	names+=(bind_check) pids+=(0) wants+=(0)
+	if [ -z "$port" ]; then
+		echo "FAIL no server.port from the server within 20 s" >"$out"
+		echo 1 >"$dir/bind_check.rc"
+		run client 0 --role client --case send --count 8
+		finish "cm/IPv4+6 the listener binds the device's addresses only" "$t0"
+		return
+	fi
+	addrs=$(soft_addrs)
+	if ! grep -q '^soft_lo ' <<<"$addrs"; then
+		why="${why}doca_caps --list-devs lists no soft_lo GID; "
+	fi
+	# No wildcard socket (0.0.0.0 or ::) on the port, and one listening
+	# socket per address of soft_lo.
+	if listening_on "$port" | grep -qE '^0+:'; then
+		why="${why}a socket listens on the port at every address: $(listening_on "$port" | tr '\n' ' '); "
+	fi
+	n=$(listening_on "$port" | wc -l)
+	while read -r dev iface a; do
+		[ -n "$dev" ] || continue
+		if [ "$dev" = soft_lo ]; then
+			own=$((own + 1))
+			connects "$a" "$port" || why="${why}the port is not reachable at soft_lo's address $a; "
+		else
+			others=$((others + 1))
+			connects "$a" "$port" && why="${why}the port is reachable at $a ($dev, interface $iface); "
+		fi
+	done <<<"$addrs"
+	[ "$n" -eq "$own" ] || why="${why}$n listening sockets on the port for soft_lo's $own addresses; "
+	if [ -z "$why" ]; then
+		echo "PASS $n listening sockets on port $port, one per address of soft_lo, each connectable; none on" \
+			"0.0.0.0 or ::; $others addresses of other soft devices refused" >"$out"
+		[ "$others" -eq 0 ] && echo "NOTE no other soft device has an address here: only the wildcard and" \
+			"per-address checks ran" >>"$out"
+		echo 0 >"$dir/bind_check.rc"
+	else
+		echo "FAIL ${why%; }" >"$out"
+		echo 1 >"$dir/bind_check.rc"
+	fi
+	run client 0 --role client --case send --count 8
+	finish "cm/IPv4+6 the listener binds the device's addresses only (soft_lo), then a real client" "$t0"
+}
+
 run_scenario() {
 	local s=$1 fam c
 	case $s in
@@ -356,6 +454,7 @@ run_scenario() {
 	fault_reject | fault_timeout) set_transport default; fault_first "$s" ;;
 	fault_client_reject | fault_client_timeout) set_transport default; fault_client_first "$s" ;;
 	fault_drop) for tr in default tcp; do set_transport "$tr"; fault_drop; done ;;
+	bind) set_transport default; bind_addrs ;;
 	kill_server | kill_client | server_stop)
 		for tr in default tcp; do
 			set_transport "$tr"
