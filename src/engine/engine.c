@@ -171,13 +171,16 @@ static const struct ucx_tls *engine_transports(void)
 
 /* ---- the service thread -------------------------------------------- */
 
-/* An event's data: the source, and in the top 16 bits (above any user
- * address of x86_64 or aarch64) its generation when it was watched. */
-#define SVC_GEN_SHIFT 48
+/* An event's data: the source, and in the top 8 bits (above any user
+ * address of x86_64, even with 5-level paging, or aarch64) the low byte
+ * of its generation when it was watched: an event for an earlier socket
+ * of the source differs (a source changes its socket far fewer than 256
+ * times within one batch of events). */
+#define SVC_GEN_SHIFT 56
 
 static uint64_t svc_event_data(const struct svc_source *src)
 {
-	return (uint64_t)(uintptr_t)src | (uint64_t)src->gen << SVC_GEN_SHIFT;
+	return (uint64_t)(uintptr_t)src | (uint64_t)(uint8_t)src->gen << SVC_GEN_SHIFT;
 }
 
 static struct svc_source *svc_event_source(uint64_t data)
@@ -185,9 +188,9 @@ static struct svc_source *svc_event_source(uint64_t data)
 	return (struct svc_source *)(uintptr_t)(data & ((1ULL << SVC_GEN_SHIFT) - 1));
 }
 
-static uint16_t svc_event_gen(uint64_t data)
+static uint8_t svc_event_gen(uint64_t data)
 {
-	return (uint16_t)(data >> SVC_GEN_SHIFT);
+	return (uint8_t)(data >> SVC_GEN_SHIFT);
 }
 
 
@@ -346,7 +349,7 @@ static bool svc_has_worker(const struct engine_worker *w)
 /* An fd event for one worker's connection or listener. svc.lock held;
  * the source may belong to a worker being torn down, so look first, and
  * it may have another socket now than the one the event is for (gen). */
-static void svc_source_event(struct svc_source *src, uint16_t gen, uint32_t events)
+static void svc_source_event(struct svc_source *src, uint8_t gen, uint32_t events)
 {
 	struct engine_worker *w = src->worker;
 	struct engine_conn *c = src->conn;
@@ -354,7 +357,7 @@ static void svc_source_event(struct svc_source *src, uint16_t gen, uint32_t even
 	if (!svc_has_worker(w))
 		return;
 	pthread_mutex_lock(&w->lock);
-	if (src->fd >= 0 && src->gen == gen) {
+	if (src->fd >= 0 && (uint8_t)src->gen == gen) {
 		switch (src->kind) {
 		case SVC_PEER:
 			/* The process the peer's descriptor names is gone: take
