@@ -1332,7 +1332,8 @@ static void test_sends_behind_large_write(void **state)
 	static struct doca_rdma_task_receive *recv[BEHIND_SENDS];
 	static struct doca_rdma_task_send *send[BEHIND_SENDS];
 	struct side_conf conf = {.permissions = ALL_RDMA_PERMS, .rnr_retry = 7, .send_queue_size = 512};
-	size_t len = BEHIND_WRITE_LEN * 2 + BEHIND_SEND_LEN * (BEHIND_SENDS + 1);
+	/* aligned_alloc wants a multiple of the alignment. */
+	size_t len = (BEHIND_WRITE_LEN * 2 + BEHIND_SEND_LEN * (BEHIND_SENDS + 1) + 4095) & ~(size_t)4095;
 	char *mem = aligned_alloc(4096, len);
 	struct doca_buf_inventory *inv;
 	struct doca_mmap *m, *rm;
