@@ -965,7 +965,13 @@ static void write_dir_file(const struct target *t, const char *name, const void 
 #define NOREAD_LEN 16384u     /* the largest answer the link sends whole (LT_COPY_MAX) */
 #define NOREAD_BURST 64
 #define NOREAD_MAX 40000      /* reads sent at most: 650 MB of answers */
+/* What the link lets such a peer cost (LT_OUT_MAX) and some room; a
+ * sanitizer's shadow of the heap makes every byte cost several. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NOREAD_RSS_MAX_KIB (384 * 1024)
+#else
 #define NOREAD_RSS_MAX_KIB (96 * 1024)
+#endif
 #define NOREAD_STALL_MS 2000  /* our socket full this long: the target stopped reading us */
 #define NOREAD_SETTLE_MS 10000
 
