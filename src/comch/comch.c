@@ -137,12 +137,17 @@ struct doca_comch_server {
 	uint32_t num_pending; /* accepted, handshake not done */
 };
 
+/* Refusals of our secret a start takes as a server that was replaced
+ * before it fails. */
+#define COMCH_SECRET_RETRIES 3
+
 struct doca_comch_client {
 	struct comch_ep ep;
 	struct softdoca_pcie_link link; /* of the device, taken at start */
 	uint64_t next_try_ns;
 	uint64_t start_ns;
 	bool wait_explained;
+	uint8_t secret_refusals; /* in a row, during this start */
 };
 
 static uint64_t now_ns(void)
@@ -954,6 +959,16 @@ static void client_try_connect(struct doca_comch_client *client, struct doca_com
 static void client_on_handshake(struct doca_comch_client *client, struct doca_comch_connection *conn,
 				const struct comch_frame *f)
 {
+	if (f->type == COMCH_FRAME_REJECT && f->u.reject.reason == COMCH_REJECT_SECRET &&
+	    ++client->secret_refusals <= COMCH_SECRET_RETRIES) {
+		/* A server that was replaced (a new one started where one was
+		 * killed) answers the secret we read of the old one: read its
+		 * own and try again, a few times. */
+		SDK_LOG_DBG("comch client: server \"%s\" refused our secret: it may be a new server; trying again",
+			    client->ep.name);
+		comch_chan_fini(&conn->chan);
+		return;
+	}
 	if (f->type == COMCH_FRAME_REJECT) {
 		/* Rate-limited: a full server refuses every client a program
 		 * starts, and a program may start many. */
@@ -1066,6 +1081,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	}
 	client->ep.conns = conn;
 	client->start_ns = now_ns();
+	client->secret_refusals = 0;
 	client->next_try_ns = 0;
 	client->wait_explained = false;
 	return DOCA_ERROR_IN_PROGRESS; /* RUNNING once the server welcomed us */

@@ -354,9 +354,35 @@ static int client_child_main(void)
 	return cli_close(true);
 }
 
+/* Children still running: a test that fails leaves none behind (an idle
+ * child never exits, and would hold the test's output open). */
+static pid_t children[8];
+
 static pid_t spawn_child(const char *role)
 {
-	return comch_test_spawn("test_comch", role);
+	pid_t pid = comch_test_spawn("test_comch", role);
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]) && pid > 0; i++) {
+		if (children[i] == 0) {
+			children[i] = pid;
+			break;
+		}
+	}
+	return pid;
+}
+
+/* Kill and reap what a failed test left. Only a child of ours still
+ * running is killed: one the test reaped is no child any more (ECHILD),
+ * so a pid the system gave someone else since is left alone. */
+static void children_reap(void)
+{
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++) {
+		if (children[i] > 0 && waitpid(children[i], NULL, WNOHANG) == 0) {
+			(void)kill(children[i], SIGKILL);
+			(void)waitpid(children[i], NULL, 0);
+		}
+		children[i] = 0;
+	}
 }
 
 static int child_main(const char *role)
@@ -390,6 +416,7 @@ static int setup_dir(void **state)
 static int teardown_dir(void **state)
 {
 	(void)state;
+	children_reap();
 	assert_int_equal(rmdir(dir), 0); /* the server removed its socket and secret */
 	return 0;
 }
