@@ -371,6 +371,14 @@ static doca_error_t conn_link_choose(struct engine_conn *c, const struct wire_de
 	if (w->ucp != NULL && same_host && (d->flags & WIRE_DESC_FLAG_SHM) && d->worker_addr_len > 0) {
 		uint32_t ours = link_ucx_settings();
 
+		if (d->ucx_settings != ours) {
+			SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the two sides run UCX with different "
+				    "settings (%s): UCX cannot connect them. Set the same values on both sides, or "
+				    "leave them unset (softdoca's defaults)",
+				    c->id, ucx_settings_diff(ours, d->ucx_settings, diff, sizeof(diff)));
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+
 		/* UCX opens the files of the process the address names
 		 * (/proc/<pid>/fd/...): when the descriptor's process is gone
 		 * or is another one now (its pid reused, by a process of ours
@@ -379,14 +387,6 @@ static doca_error_t conn_link_choose(struct engine_conn *c, const struct wire_de
 			engine_explain_peer_exited(c->id, c->peer_pid,
 						   "its shared memory is not used (its pid may be another process's now)");
 			return DOCA_ERROR_CONNECTION_ABORTED;
-		}
-
-		if (d->ucx_settings != ours) {
-			SDK_LOG_ERR("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the two sides run UCX with different "
-				    "settings (%s): UCX cannot connect them. Set the same values on both sides, or "
-				    "leave them unset (softdoca's defaults)",
-				    c->id, ucx_settings_diff(ours, d->ucx_settings, diff, sizeof(diff)));
-			return DOCA_ERROR_INVALID_VALUE;
 		}
 		*link = &link_ucx_ops;
 		*addr = d->worker_addr;
