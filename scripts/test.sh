@@ -28,7 +28,7 @@ count_meson() {
 
 # Run one phase: build in $dir with extra meson options, then its tests.
 phase() {
-	local name=$1 dir=$2
+	local name=$1 dir=$2 t0=$SECONDS
 	shift 2
 	echo "=== $name"
 	if ! bash scripts/build.sh "$dir" "$@"; then
@@ -40,6 +40,7 @@ phase() {
 	grep -E '^ *[0-9]+/[0-9]+ ' "$dir/test-summary.log" || true
 	grep -A200 '^Summary of Failures' "$dir/test-summary.log" | head -60 || true
 	count_meson "$dir/test-summary.log"
+	echo "--- $name: $((SECONDS - t0)) s"
 }
 
 phase "build with gcc, unit and integration tests" build
@@ -53,7 +54,7 @@ phase "AddressSanitizer + UndefinedBehaviorSanitizer" build-asan \
 # every report is also kept in $dir/tsan-reports, in case a process's exit
 # status goes unchecked. tests/tsan.supp says what may be suppressed.
 tsan_phase() {
-	local dir=build-tsan suites=() s list reports before
+	local dir=build-tsan suites=() s list reports before t0=$SECONDS
 	echo "=== ThreadSanitizer (two-process suites)"
 	if ! bash scripts/build.sh "$dir" -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized; then
 		echo "--- ThreadSanitizer: build failed"
@@ -75,6 +76,7 @@ tsan_phase() {
 	grep -A200 '^Summary of Failures' "$dir/test-summary.log" | head -30 || true
 	before=$failed
 	count_meson "$dir/test-summary.log"
+	echo "--- ThreadSanitizer: $((SECONDS - t0)) s"
 	reports=$(find "$dir/tsan-reports" -type f | wc -l)
 	[ "$reports" -eq 0 ] && return
 	echo "--- ThreadSanitizer: $reports process(es) reported (full reports in $dir/tsan-reports):"
@@ -87,10 +89,13 @@ tsan_phase
 
 # One script, one counted result: exit 0 passed, 77 skipped, else failed.
 counted() {
+	local t0=$SECONDS rc
 	echo "=== $1"
 	shift
 	"$@"
-	case $? in
+	rc=$?
+	echo "--- $((SECONDS - t0)) s"
+	case $rc in
 	0) passed=$((passed + 1)) ;;
 	77) skipped=$((skipped + 1)) ;;
 	*) failed=$((failed + 1)) ;;
