@@ -33,13 +33,17 @@ static const char *gid_type_name(uint8_t type)
 doca_error_t engine_sides_agree(uint32_t conn_id, const struct engine_worker_conf *ours,
 				const struct engine_peer_side *peer)
 {
-	/* Rate-limited: over RDMA CM the descriptor is a remote peer's. */
+	/* Rate-limited: over RDMA CM the descriptor is a remote peer's.
+	 * DRIVER, not INVALID_VALUE: on hardware an RC queue pair cannot be
+	 * connected to a DC target and the layer below DOCA refuses it;
+	 * NVIDIA's guidance for DOCA users (doca-skills doca-rdma, debug
+	 * layer 5) tells them a mixed-transport pair returns DRIVER. */
 	if (ours->dc != peer->dc) {
-		SDK_LOG_ERR_RL("rdma connection %u: DOCA_ERROR_INVALID_VALUE: the two sides disagree on the transport "
+		SDK_LOG_ERR_RL("rdma connection %u: DOCA_ERROR_DRIVER: the two sides disagree on the transport "
 			       "type: this context uses %s, the peer's descriptor is from a %s context; call "
 			       "doca_rdma_set_transport_type with the same type on both sides before doca_ctx_start",
 			       conn_id, ours->dc ? "DC" : "RC", peer->dc ? "DC" : "RC");
-		return DOCA_ERROR_INVALID_VALUE;
+		return DOCA_ERROR_DRIVER;
 	}
 	if (ours->gid_type != ENGINE_GID_UNKNOWN && peer->gid_type != ENGINE_GID_UNKNOWN &&
 	    ours->gid_type != peer->gid_type) {

@@ -323,9 +323,10 @@ struct engine_peer_side {
 	uint32_t gid_index;
 };
 
-/* DOCA_ERROR_INVALID_VALUE and one ERROR line naming connection conn_id,
- * both sides' values and the fix when the two sides disagree on the
- * transport type or on the kind of GID; DOCA_SUCCESS otherwise. */
+/* One ERROR line naming connection conn_id, both sides' values and the
+ * fix when the two sides disagree: DOCA_ERROR_DRIVER on the transport
+ * type (what hardware returns for a mixed RC/DC pair), and
+ * DOCA_ERROR_INVALID_VALUE on the kind of GID; DOCA_SUCCESS otherwise. */
 doca_error_t engine_sides_agree(uint32_t conn_id, const struct engine_worker_conf *ours,
 				const struct engine_peer_side *peer);
 

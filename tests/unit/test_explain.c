@@ -606,7 +606,7 @@ static void test_disagree_transport(void **state)
 	two_sides();
 	assert_ok(doca_rdma_set_transport_type(B.rdma, DOCA_RDMA_TRANSPORT_TYPE_DC));
 	start_and_export();
-	assert_connect_refused_says(B.desc, B.desc_len, DOCA_ERROR_INVALID_VALUE,
+	assert_connect_refused_says(B.desc, B.desc_len, DOCA_ERROR_DRIVER,
 				    "the two sides disagree on the transport type: this context uses RC, the peer's "
 				    "descriptor is from a DC context; call doca_rdma_set_transport_type with the same "
 				    "type on both sides before doca_ctx_start");
