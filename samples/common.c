@@ -266,6 +266,10 @@ doca_error_t sample_file_read(const char *path, const char *what, const char *wr
 	if (fd < 0) {
 		int err = errno;
 
+		/* The line NVIDIA's samples log first: users who know those
+		 * samples recognise it (a side that read before its peer had
+		 * written the file); the lines below say which file and why. */
+		DOCA_LOG_ERR("Failed to open the file %s for reading", path);
 		if (path_explain_missing(path, err, "read", what))
 			return DOCA_ERROR_IO_FAILED;
 		if (err == EACCES) {

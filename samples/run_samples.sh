@@ -393,7 +393,13 @@ play_errors() {
 
 check_errors() {
 	expect_fail wrong_dev 'No DOCA device is named "no_such_device"' 'Available devices' "$device"
-	expect_fail missing 'from remote.txt: No such file or directory' 'copy it here (to remote.txt)'
+	expect_fail missing 'Failed to open the file remote.txt for reading' \
+		'from remote.txt: No such file or directory' 'copy it here (to remote.txt)'
+	# NVIDIA's samples' line comes before softdoca's explanation.
+	if [ "$(grep -n -m1 -F 'Failed to open the file remote.txt' "$run/missing.log" | cut -d: -f1)" -gt \
+		"$(grep -n -m1 -F 'No such file or directory' "$run/missing.log" | cut -d: -f1)" ] 2>/dev/null; then
+		why="${why:+$why; }missing: 'Failed to open the file ...' came after the explanation"
+	fi
 	expect_fail empty 'remote.txt is empty'
 	expect_fail corrupt 'connection descriptor in remote.txt was refused'
 	expect_fail no_stdin 'Standard input ended while waiting for Enter'
