@@ -9,11 +9,15 @@
 #    exactly one device; an address no device has exits 1, a malformed one 2;
 #  - the capability listing: per device the common, dma, rdma and
 #    sync_event sections, then softdoca's extras with the GID table;
-#  - --list-rep-devs, --list-libs, --list-loggers, -v, -h;
+#  - the extras' rdma_cm row, one per device, saying what RDMA CM needs;
+#  - --list-rep-devs, --list-libs, --list-loggers, -h, and -v: the DOCA
+#    version ($2, as pkg-config --modversion doca says it) alone on the
+#    first line, softdoca's own on the second;
 #  - an unknown flag, a missing value or a stray argument exits 2 with a
 #    message and prints nothing on stdout.
 set -euo pipefail
-caps=${1:?usage: check_doca_caps.sh <doca_caps binary>}
+caps=${1:?usage: check_doca_caps.sh <doca_caps binary> <DOCA version>}
+doca_version=${2:?usage: check_doca_caps.sh <doca_caps binary> <DOCA version>}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
@@ -168,6 +172,18 @@ diff -q "$work/gidsize.caps" "$work/gidsize.devs" >/dev/null || fail "gid_table_
 # The extras' GID table (what README's "choose -d and -g" shows).
 grep -qE '^ +0 +::ffff:127\.0\.0\.1 +RoCE v2 +lo +127\.0\.0\.1$' "$work/caps.out" ||
 	fail "extras: no 'index gid type interface address' row for GID 0 of lo"
+# RDMA CM: one row per device, in the extras (DOCA has no cap_* query for
+# it); every listed device has an address, so each says supported, with
+# its GID count (the addresses a server listens on).
+[ "$(grep -cE '^        rdma_cm ' "$work/caps.out")" = "$ndev" ] ||
+	fail "capability listing: $(grep -cE '^        rdma_cm ' "$work/caps.out") rdma_cm rows, want $ndev"
+awk '/^PCI: /{p=$2} /^    softdoca extras/{x=1; next} /^PCI: /{x=0} x && $1=="rdma_cm"{print p, $0}' \
+	"$work/caps.out" | while read -r pci _ value; do
+	n=$(awk -v p="$pci" '$1 == p {print $2}' "$work/gidsize.devs")
+	want="supported (RC; a server listens on the device's $n address$([ "$n" = 1 ] || echo es))"
+	[ "$value" = "$want" ] || echo "BAD $pci: rdma_cm '$value', want '$want'"
+done >"$work/rdmacm.bad"
+[ ! -s "$work/rdmacm.bad" ] || fail "$(cat "$work/rdmacm.bad")"
 run capsp 0 -p "$(head -1 "$work/devices" | cut -d' ' -f1)"
 [ "$(grep -c '^PCI: ' "$work/capsp.out")" = 1 ] || fail "-p: capability listing of more than one device"
 
@@ -201,7 +217,13 @@ run loggers 0 --list-loggers
 for lg in DEV RDMA DMA; do grep -qx "$lg" "$work/loggers.out" || fail "--list-loggers: no $lg"; done
 [ "$(sort "$work/loggers.out" | uniq -d)" = "" ] || fail "--list-loggers: a name twice"
 run version 0 -v
-grep -q '^DOCA API 3\.3' "$work/version.out" || fail "-v: $(cat "$work/version.out")"
+[ "$(sed -n 1p "$work/version.out")" = "$doca_version" ] ||
+	fail "-v: first line '$(sed -n 1p "$work/version.out")', want the DOCA version '$doca_version' alone"
+grep -qE '^softdoca [0-9]+\.[0-9]+\.[0-9]+$' <(sed -n 2p "$work/version.out") ||
+	fail "-v: second line '$(sed -n 2p "$work/version.out")', want 'softdoca <version>'"
+[ "$(wc -l <"$work/version.out")" = 2 ] || fail "-v: $(wc -l <"$work/version.out") lines, want 2"
+run version_long 0 --version
+cmp -s "$work/version.out" "$work/version_long.out" || fail "--version and -v differ"
 run help 0 --help
 for flag in --list-devs --list-rep-devs --list-libs --list-loggers --pci-addr --version; do
 	grep -q -- "$flag" "$work/help.out" || fail "--help does not mention $flag"

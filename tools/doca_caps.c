@@ -396,11 +396,34 @@ static void usage(FILE *f, const char *prog)
 		"                           (DDDD:BB:DD.F or BB:DD.F)\n"
 		"  -d, --device <name>      softdoca's own: only the device with this ibdev or\n"
 		"                           interface name (soft_lo, lo)\n"
-		"  -v, --version            softdoca's version and the DOCA API level\n"
+		"  -v, --version            the DOCA version (as pkg-config --modversion doca\n"
+		"                           prints it), then softdoca's own on a second line\n"
 		"  -h, --help               this help\n\n"
 		"Exit status: 0 success, 1 failure or no such device, 2 usage error.\n"
 		"Devices are named soft_<interface>; SOFTDOCA_DEVICES=\"mlx5_0=eth0,...\" renames them.\n",
 		prog);
+}
+
+/*
+ * -v: the DOCA version first, alone on its line and in the form
+ * `pkg-config --modversion doca`, <prefix>/applications/VERSION and the
+ * DOCA_VERSION_MAJOR/MINOR/PATCH macros give it (major.minor.patch), as
+ * NVIDIA's guidance has users compare the four; softdoca's own release on
+ * the next line. The DOCA version is the library's (doca_version_runtime),
+ * the runtime leg of that comparison: its "3.3.0000" counts the patch in
+ * thousands (DOCA_VERSION_CALC), hence the division.
+ */
+static void print_version(void)
+{
+	const char *runtime = doca_version_runtime();
+	unsigned int major, minor, patch;
+	int end = 0;
+
+	if (sscanf(runtime, "%u.%u.%u%n", &major, &minor, &patch, &end) == 3 && runtime[end] == '\0')
+		printf("%u.%u.%u\n", major, minor, patch / 1000);
+	else
+		printf("%s\n", runtime); /* not DOCA's form: shown as it is */
+	printf("softdoca %s\n", SOFTDOCA_VERSION_STRING);
 }
 
 /* Long-only options. */
@@ -477,7 +500,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (opts.version) {
-		printf("softdoca %s\nDOCA API %s\n", SOFTDOCA_VERSION_STRING, DOCA_VERSION_STRING);
+		print_version();
 		return 0;
 	}
 	/* --list-libs and --list-loggers are about the host, not a device. */

@@ -36,7 +36,7 @@ void caps_error_text(doca_error_t err, char *out, size_t len);
 void caps_print_libraries(const struct doca_devinfo *devinfo);
 
 /* softdoca's extras for one device, under CAPS_EXTRAS_HEADING: identity
- * facts NVIDIA's layout has no row for, the transports, and the GID table
+ * facts NVIDIA's layout has no row for, the transports, RDMA CM, and the GID table
  * with each GID's type, interface and address. */
 void caps_print_extras(const struct doca_devinfo *devinfo);
 

@@ -319,6 +319,29 @@ static void extras_transports(const struct doca_devinfo *devinfo)
 	caps_print_row("transports", value);
 }
 
+/*
+ * RDMA CM, one row per device: DOCA has no cap_* query for it, so the row
+ * is here and says what softdoca's RDMA CM needs of the device: the RC
+ * transport (RDMA CM connects RC only, as in DOCA) and, for
+ * doca_rdma_start_listen_to_port, an address of the device to listen on
+ * (the server binds every address behind the device's GIDs); a client
+ * (doca_rdma_connect_to_addr) needs no address of its own device.
+ */
+static void extras_rdma_cm(const struct doca_devinfo *devinfo)
+{
+	uint32_t n = softdoca_devinfo_gid_count(devinfo);
+	char value[CAPS_VALUE_LEN];
+
+	if (doca_rdma_cap_transport_type_is_supported(devinfo, DOCA_RDMA_TRANSPORT_TYPE_RC) != DOCA_SUCCESS)
+		snprintf(value, sizeof(value), "unsupported (RDMA CM needs the RC transport)");
+	else if (n == 0)
+		snprintf(value, sizeof(value), "client only (the device has no address to listen on)");
+	else
+		snprintf(value, sizeof(value), "supported (RC; a server listens on the device's %" PRIu32 " address%s)",
+			 n, n == 1 ? "" : "es");
+	caps_print_row("rdma_cm", value);
+}
+
 /* GID index i as text, and the interface address behind it. */
 static int gid_text(const struct doca_devinfo *devinfo, uint32_t i, char *gid_out, char *addr_out)
 {
@@ -366,5 +389,6 @@ void caps_print_extras(const struct doca_devinfo *devinfo)
 	printf(CAPS_INDENT_SECTION "%s\n", CAPS_EXTRAS_HEADING);
 	extras_identity(devinfo);
 	extras_transports(devinfo);
+	extras_rdma_cm(devinfo);
 	extras_gid_table(devinfo);
 }

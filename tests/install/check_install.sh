@@ -35,8 +35,29 @@ out=$(LD_LIBRARY_PATH="$libdir" "$caps" -d soft_lo)
 grep -qE '^ +0 +::ffff:127\.0\.0\.1 +RoCE v2 +lo +127\.0\.0\.1$' <<<"$out" ||
 	{ echo "doca_caps -d soft_lo: no 'index gid type interface address' row for GID 0: $out"; exit 1; }
 # ... and NVIDIA's layout and flags, as the build tree's does.
-LD_LIBRARY_PATH="$libdir" bash tests/check_doca_caps.sh "$caps"
-echo "install check: ok (doca $version)"
+LD_LIBRARY_PATH="$libdir" bash tests/check_doca_caps.sh "$caps" "$version"
+
+# The version check NVIDIA's guidance (doca-skills doca-version) has users
+# run: pkg-config --modversion doca, <prefix>/applications/VERSION,
+# doca_caps --version and the doca_version.h macros give one version.
+fourway() {
+	local app caps_v macros h
+	app=$(cat "$root/applications/VERSION" 2>/dev/null) ||
+		{ echo "four-way: no $prefix/applications/VERSION"; return 1; }
+	caps_v=$(LD_LIBRARY_PATH="$libdir" "$caps" --version | head -1)
+	h="$(pkg-config --variable=includedir doca)/doca_version.h"
+	[ -f "$h" ] || h="$stage$h" # a pkg-config that does not add the sysroot to variables
+	[ -f "$h" ] || { echo "four-way: no doca_version.h at $h"; return 1; }
+	macros=$(awk '$1 == "#define" && $2 ~ /^DOCA_VERSION_(MAJOR|MINOR|PATCH)$/ {v[$2] = $3}
+		END {print v["DOCA_VERSION_MAJOR"] "." v["DOCA_VERSION_MINOR"] "." v["DOCA_VERSION_PATCH"]}' "$h")
+	if [ "$app" != "$version" ] || [ "$caps_v" != "$version" ] || [ "$macros" != "$version" ]; then
+		echo "four-way: pkg-config '$version', applications/VERSION '$app', doca_caps --version '$caps_v'," \
+			"doca_version.h macros '$macros': they must agree"
+		return 1
+	fi
+}
+fourway || exit 1
+echo "install check: ok (doca $version, the same in pkg-config, applications/VERSION, doca_caps and doca_version.h)"
 
 # The shipped samples tree: every sample builds in place against the
 # installed modules, and the pairs built that way run.

@@ -110,7 +110,7 @@ check_files() {
 
 	# Every path, as /path (symlinks without their target).
 	list=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|; s|/$||' | grep -v '^$')
-	want=("$prefix/VERSION" "$prefix/tools/doca_caps" /etc/ld.so.conf.d/softdoca.conf
+	want=("$prefix/VERSION" "$prefix/applications/VERSION" "$prefix/tools/doca_caps" /etc/ld.so.conf.d/softdoca.conf
 		/usr/share/doc/softdoca/copyright /usr/share/doc/softdoca/changelog.gz)
 	# Compress and erasure coding are the API only (a soft device has no engine).
 	for h in doca_dev.h doca_rdma.h doca_argp.h doca_dma.h doca_version.h doca_comch.h doca_comch_producer.h \
@@ -205,6 +205,17 @@ first_run() {
 	out=$(login_sh 'pkg-config --variable=prefix doca')
 	[ "$out" = "$prefix" ] || fail "step 1: pkg-config --variable=prefix doca printed '$out'"
 	echo "step 1: ok (prefix $out)"
+
+	# The version check of NVIDIA's guidance (doca-skills doca-version),
+	# its commands as it gives them: all four say one version.
+	out=$(login_sh "pkg-config --modversion doca; cat $prefix/applications/VERSION; \
+		$prefix/tools/doca_caps --version | head -1; \
+		awk '\$2 ~ /^DOCA_VERSION_(MAJOR|MINOR|PATCH)\$/ {printf \"%s%s\", s, \$3; s=\".\"} END {print \"\"}' \
+		\"\$(pkg-config --variable=includedir doca)/doca_version.h\"") ||
+		fail "version check: $out $(cat "$work/login.err")"
+	[ "$(wc -l <<<"$out")" = 4 ] && [ "$(sort -u <<<"$out" | wc -l)" = 1 ] ||
+		fail "version check: pkg-config, applications/VERSION, doca_caps --version, doca_version.h say: $out"
+	echo "version check: ok ($(head -1 <<<"$out") four times)"
 
 	# The tools and an outside program run without LD_LIBRARY_PATH.
 	out=$(login_sh "$prefix/tools/doca_caps -d soft_lo") || fail "doca_caps -d soft_lo: $out $(cat "$work/login.err")"
