@@ -43,8 +43,13 @@
  *
  * Memory: one allocation per staged work request (the bounce buffer and
  * the record of its sges), freed when it is done, so nothing is held
- * between operations and nothing grows with repetition; ordinary local
- * mmaps never come here (one flag test at submit and at completion).
+ * between operations and nothing grows with repetition. A destination's
+ * bounce buffer is as large as the room it offers (a receive posted on a
+ * whole exported region), but malloc serves large sizes with fresh
+ * anonymous pages, which cost memory only once data lands in them.
+ * Ordinary local mmaps never come here: one flag test at submit and at
+ * completion (softdoca_perf write_lat on soft_lo, 200,000 iterations,
+ * three runs each: median 1.07-1.15 us before, 1.02-1.12 us after; noise).
  * The copy out runs wherever the engine reports completion, as the
  * target's PCI copies do.
  */
