@@ -58,6 +58,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	atomic_init(&p->cq_queued, 0);
 	atomic_init(&p->cq_delivered, 0);
 	atomic_init(&p->progress_calls, 0);
+	atomic_init(&p->tasks_submitted, 0);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE;
 	core_pe_stall_watch(p);
 	SDK_LOG_TRC("pe %p created", (void *)p);

@@ -37,13 +37,16 @@ struct doca_pe {
 	atomic_uint_fast64_t cq_queued;
 	atomic_uint_fast64_t cq_delivered;
 	atomic_uint_fast64_t progress_calls;
+	atomic_uint_fast64_t tasks_submitted; /* accepted by doca_task_submit (task.c) */
 	/* The monitor's own, under its lock. */
 	struct doca_pe *stall_next;
 	uint64_t stall_seen_calls;
 	uint64_t stall_round_calls;
 	uint64_t stall_active_ns; /* when its progress calls were last seen moving */
 	uint64_t stall_since_ns;
+	uint64_t stall_sub_since_ns; /* submitted tasks wait, nothing progresses */
 	bool stall_warned;
+	bool stall_sub_warned;
 };
 
 /* Queue a completed task for delivery by doca_pe_progress. Any thread. */
