@@ -320,6 +320,9 @@ static doca_error_t waker_start_locked(void)
 			    strerror(rc));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	/* Named here (before any registration returns), so that tools and
+	 * tests can tell it from the program's threads. */
+	(void)pthread_setname_np(waker.thread, "softdoca-waker");
 	waker.up = true;
 	return DOCA_SUCCESS;
 }

@@ -9,8 +9,9 @@
  * to the earliest deadline and on the watched fds.
  *
  * The thread is started by the first registration and ends by itself when
- * nothing is registered (no timer pending, no fd watched). Its signals are
- * all blocked (the application's handlers run on its own threads).
+ * nothing is registered (no timer pending, no fd watched). It is named
+ * "softdoca-waker" (/proc/<pid>/task/<tid>/comm). Its signals are all
+ * blocked (the application's handlers run on its own threads).
  *
  * Callbacks run on the waker's thread, one at a time, with no lock of the
  * waker held: they may arm, cancel and rearm anything but themselves
