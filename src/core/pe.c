@@ -59,6 +59,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	atomic_init(&p->cq_delivered, 0);
 	atomic_init(&p->progress_calls, 0);
 	atomic_init(&p->tasks_submitted, 0);
+	atomic_init(&p->notify_requests, 0);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE;
 	core_pe_stall_watch(p);
 	SDK_LOG_TRC("pe %p created", (void *)p);
@@ -325,6 +326,7 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 	}
 	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
+	atomic_fetch_add_explicit(&pe->notify_requests, 1, memory_order_relaxed);
 	atomic_store(&pe->armed, true);
 	/* Work that arrived before arming would never signal: check now. */
 	if (pe_has_work(pe))

@@ -38,6 +38,7 @@ struct doca_pe {
 	atomic_uint_fast64_t cq_delivered;
 	atomic_uint_fast64_t progress_calls;
 	atomic_uint_fast64_t tasks_submitted; /* accepted by doca_task_submit (task.c) */
+	atomic_uint_fast64_t notify_requests; /* doca_pe_request_notification calls (rdma_conn.c) */
 	/* The monitor's own, under its lock. */
 	struct doca_pe *stall_next;
 	uint64_t stall_seen_calls;
