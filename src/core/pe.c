@@ -54,6 +54,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	atomic_init(&p->armed, false);
+	atomic_init(&p->progressing, false);
 	atomic_init(&p->cq_top, NULL);
 	atomic_init(&p->cq_queued, 0);
 	atomic_init(&p->cq_delivered, 0);
@@ -272,7 +273,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_progress: pe is NULL");
 		return 0;
 	}
-	pe->progressing = true;
+	atomic_store_explicit(&pe->progressing, true, memory_order_relaxed);
 	/* One writer (this thread): a plain load and store, no locked add. */
 	atomic_store_explicit(&pe->progress_calls,
 			      atomic_load_explicit(&pe->progress_calls, memory_order_relaxed) + 1,
@@ -283,7 +284,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		events += core_graph_progress(pe);
 	events += pe_deliver_ctx_events(pe);
 	events += pe_finish_stops(pe);
-	pe->progressing = false;
+	atomic_store_explicit(&pe->progressing, false, memory_order_relaxed);
 	return events > 0;
 }
 

@@ -19,7 +19,9 @@ struct doca_pe {
 	int event_fd;          /* the notification handle */
 	atomic_bool armed;     /* doca_pe_request_notification was called */
 	enum doca_pe_event_mode event_mode;
-	bool progressing;      /* inside doca_pe_progress (callbacks may be running) */
+	/* Inside doca_pe_progress (callbacks may be running). Atomic: the
+	 * stall monitor reads it from the waker's thread. */
+	atomic_bool progressing;
 
 	/* Completed tasks waiting for doca_pe_progress. Producers (any
 	 * thread) push onto cq_top with one compare-and-swap, newest first;

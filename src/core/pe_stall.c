@@ -126,19 +126,23 @@ static void stall_check(struct doca_pe *pe, uint64_t now, const struct doca_pe *
 	 * task counts in pending from submit until its completion is queued
 	 * (a submitted count read before a racing submit is at worst low). */
 	uint64_t pending = submitted > queued ? submitted - queued : 0;
-	bool armed = atomic_load_explicit(&pe->armed, memory_order_relaxed);
+	/* Armed: asleep on the handle, rightly. Inside doca_pe_progress: the
+	 * program did call it (a call that does not return is another
+	 * story than "not called"). */
+	bool excused = atomic_load_explicit(&pe->armed, memory_order_relaxed) ||
+		       atomic_load_explicit(&pe->progressing, memory_order_relaxed);
 
 	if (calls != pe->stall_seen_calls) {
 		pe->stall_seen_calls = calls;
 		pe->stall_since_ns = waiting == 0 ? 0 : now;
-		pe->stall_sub_since_ns = pending == 0 || waiting != 0 || armed ? 0 : now;
+		pe->stall_sub_since_ns = pending == 0 || waiting != 0 || excused ? 0 : now;
 		return;
 	}
 	if (waiting == 0)
 		pe->stall_since_ns = 0;
 	else
 		stall_check_completions(pe, now, waiting, active);
-	if (pending == 0 || waiting != 0 || armed)
+	if (pending == 0 || waiting != 0 || excused)
 		pe->stall_sub_since_ns = 0;
 	else
 		stall_check_submitted(pe, now, pending, active);

@@ -23,6 +23,10 @@
  * rearm are no-ops on them); its first registration starts a thread of
  * its own. Inherited fds are not touched: the epoll set is the parent's.
  *
+ * Not a client: the mmap PCI watch (mmap_pci_watch.c) keeps its own
+ * thread, which must take no lock and allocate nothing (the thread it
+ * holds in munmap may own malloc's lock); a callback here may do both.
+ *
  * Deadlines are CLOCK_MONOTONIC nanoseconds (softdoca_waker_now_ns).
  * The functions are exported from libdoca_common for the other softdoca
  * libraries; no public header declares them.
