@@ -9,7 +9,9 @@
  * everything is gone the thread is gone too.
  *
  * Run over the loopback engine (meson.build sets it): UCX's engine has
- * threads of its own, which would blur the count.
+ * threads of its own, which would blur the count. ThreadSanitizer starts
+ * a thread of its own with the process's first one: under it, the first
+ * step counts at least one more.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -177,7 +179,11 @@ static void test_one_thread_for_all(void **state)
 	/* The stall monitor: the first PE (rdma_pair_setup makes it). */
 	assert_int_equal(rdma_pair_setup(), 0);
 	with = threads(NULL);
+#ifdef __SANITIZE_THREAD__
+	assert_true(with >= before + 1); /* TSan starts its own thread with the first one */
+#else
 	assert_int_equal(with, before + 1);
+#endif
 	assert_int_equal(threads("softdoca-waker"), 1);
 
 	/* Fault injection: a write held 200 ms, its PE woken when it is due. */
@@ -257,10 +263,10 @@ static void test_one_thread_for_all(void **state)
 	assert_ok(doca_mmap_destroy(local_mm));
 	softdoca_fault_clear();
 	rdma_pair_teardown();
-	for (int i = 0; i < 5000 && (threads("softdoca-waker") != 0 || threads(NULL) != before); i++)
+	for (int i = 0; i < 5000 && (threads("softdoca-waker") != 0 || threads(NULL) != with - 1); i++)
 		pause_ms(1);
 	assert_int_equal(threads("softdoca-waker"), 0);
-	assert_int_equal(threads(NULL), before);
+	assert_int_equal(threads(NULL), with - 1);
 	rmdir(dir);
 }
 
