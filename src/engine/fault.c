@@ -870,10 +870,11 @@ static void fault_timer_set(struct fault_worker *w, uint64_t due)
 
 	if (w->conf.wake == NULL)
 		return;
-	if (due == 0) {
-		softdoca_waker_timer_cancel(&w->timer);
+	/* Exactly due: a pending wake (even one already past, not yet run)
+	 * is replaced, as fault_wake_at expects. */
+	softdoca_waker_timer_cancel(&w->timer);
+	if (due == 0)
 		return;
-	}
 	if (softdoca_waker_timer_arm(&w->timer, due) != DOCA_SUCCESS && !atomic_exchange(&told, true))
 		SDK_LOG_ERR("fault engine: no timer: delayed work and drop deadlines go out only when the "
 			    "application progresses its PE");
