@@ -19,6 +19,18 @@
 #include <time.h>
 #include <unistd.h>
 
+/* ThreadSanitizer (gcc says so one way, clang another). */
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#ifndef UNDER_TSAN
+#define UNDER_TSAN 0
+#endif
+
 #include <cmocka.h>
 
 #include "waker.h"
@@ -272,7 +284,7 @@ static int child_checks(struct softdoca_waker_timer *inherited, struct softdoca_
 		return 11;
 	softdoca_waker_timer_cancel(inherited); /* void here: a no-op */
 	softdoca_waker_watch_remove(w);
-#ifdef __SANITIZE_THREAD__
+#if UNDER_TSAN
 	return 0; /* TSan refuses new threads after a multi-threaded fork */
 #endif
 	atomic_store(&fired, 0);
