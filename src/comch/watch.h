@@ -6,12 +6,12 @@
  * program that sleeps on the PE's notification handle must still be woken
  * when a socket becomes readable (a message, a client, a peer leaving) or,
  * while tasks wait in a backlog, writable. Each context keeps its sockets
- * in its own epoll set; one process-wide watcher thread sleeps on those
- * sets (one-shot) and calls softdoca_pe_wake when one fires. The thread
- * only wakes the PE: it never reads a socket nor runs a callback. The
+ * in its own epoll set, which is a one-shot fd watch of Core's waker
+ * (waker.h): its thread calls softdoca_pe_wake when the set is readable.
+ * It only wakes the PE: it never reads a socket nor runs a callback. The
  * context's progress op re-arms the one-shot, so a busy socket costs at
- * most one wake-up per progress call. After fork the child starts a
- * watcher of its own.
+ * most one wake-up per progress call. After fork the child's waker has no
+ * watch: contexts it inherited running lose their notifications.
  */
 #ifndef SOFTDOCA_COMCH_WATCH_H_
 #define SOFTDOCA_COMCH_WATCH_H_
@@ -21,11 +21,13 @@
 
 #include <doca_error.h>
 
+#include "waker.h"
+
 struct doca_pe;
 
 struct comch_watch {
-	int epfd;     /* this context's sockets; -1 when closed */
-	uint64_t key; /* its registration with the watcher */
+	int epfd; /* this context's sockets; -1 when closed */
+	struct softdoca_waker_watch reg;
 };
 
 /* Register a running context whose PE is pe. */

@@ -214,7 +214,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	ctx_begin_stop(ctx);
 	/* Inside a callback the stop finishes when doca_pe_progress resumes
 	 * (as DOCA does: a stop from callback context is asynchronous). */
-	if (!ctx->pe->progressing && core_ctx_try_finish_stop(ctx))
+	if (!atomic_load_explicit(&ctx->pe->progressing, memory_order_relaxed) && core_ctx_try_finish_stop(ctx))
 		return DOCA_SUCCESS;
 	SDK_LOG_DBG("%s ctx %p stopping: %zu tasks in flight, %u allocated", ctx->ops->name, (void *)ctx,
 		    ctx->num_inflight, ctx->num_allocated);
@@ -225,7 +225,8 @@ SOFTDOCA_EXPORT bool softdoca_task_may_wait(const struct doca_task *task)
 {
 	const struct doca_ctx *ctx = task->type->ctx;
 
-	return task->no_flush || (ctx->pe != NULL && ctx->pe->progressing);
+	return task->no_flush ||
+	       (ctx->pe != NULL && atomic_load_explicit(&ctx->pe->progressing, memory_order_relaxed));
 }
 
 SOFTDOCA_EXPORT void softdoca_ctx_fail(struct doca_ctx *ctx, doca_error_t reason)

@@ -54,10 +54,13 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	atomic_init(&p->armed, false);
+	atomic_init(&p->progressing, false);
 	atomic_init(&p->cq_top, NULL);
 	atomic_init(&p->cq_queued, 0);
 	atomic_init(&p->cq_delivered, 0);
 	atomic_init(&p->progress_calls, 0);
+	atomic_init(&p->tasks_submitted, 0);
+	atomic_init(&p->notify_requests, 0);
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE;
 	core_pe_stall_watch(p);
 	SDK_LOG_TRC("pe %p created", (void *)p);
@@ -270,7 +273,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		SDK_LOG_ERR("doca_pe_progress: pe is NULL");
 		return 0;
 	}
-	pe->progressing = true;
+	atomic_store_explicit(&pe->progressing, true, memory_order_relaxed);
 	/* One writer (this thread): a plain load and store, no locked add. */
 	atomic_store_explicit(&pe->progress_calls,
 			      atomic_load_explicit(&pe->progress_calls, memory_order_relaxed) + 1,
@@ -281,7 +284,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		events += core_graph_progress(pe);
 	events += pe_deliver_ctx_events(pe);
 	events += pe_finish_stops(pe);
-	pe->progressing = false;
+	atomic_store_explicit(&pe->progressing, false, memory_order_relaxed);
 	return events > 0;
 }
 
@@ -324,6 +327,7 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 	}
 	if (softdoca_live_check(pe, SOFTDOCA_LIVE_PE, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
+	atomic_fetch_add_explicit(&pe->notify_requests, 1, memory_order_relaxed);
 	atomic_store(&pe->armed, true);
 	/* Work that arrived before arming would never signal: check now. */
 	if (pe_has_work(pe))

@@ -19,7 +19,9 @@ struct doca_pe {
 	int event_fd;          /* the notification handle */
 	atomic_bool armed;     /* doca_pe_request_notification was called */
 	enum doca_pe_event_mode event_mode;
-	bool progressing;      /* inside doca_pe_progress (callbacks may be running) */
+	/* Inside doca_pe_progress (callbacks may be running). Atomic: the
+	 * stall monitor reads it from the waker's thread. */
+	atomic_bool progressing;
 
 	/* Completed tasks waiting for doca_pe_progress. Producers (any
 	 * thread) push onto cq_top with one compare-and-swap, newest first;
@@ -37,13 +39,17 @@ struct doca_pe {
 	atomic_uint_fast64_t cq_queued;
 	atomic_uint_fast64_t cq_delivered;
 	atomic_uint_fast64_t progress_calls;
+	atomic_uint_fast64_t tasks_submitted; /* accepted by doca_task_submit (task.c) */
+	atomic_uint_fast64_t notify_requests; /* doca_pe_request_notification calls (rdma_conn.c) */
 	/* The monitor's own, under its lock. */
 	struct doca_pe *stall_next;
 	uint64_t stall_seen_calls;
 	uint64_t stall_round_calls;
 	uint64_t stall_active_ns; /* when its progress calls were last seen moving */
 	uint64_t stall_since_ns;
+	uint64_t stall_sub_since_ns; /* submitted tasks wait, nothing progresses */
 	bool stall_warned;
+	bool stall_sub_warned;
 };
 
 /* Queue a completed task for delivery by doca_pe_progress. Any thread. */

@@ -1,19 +1,17 @@
 /*
- * softdoca — the sync event watcher: the thread that wakes PEs for parked
- * wait tasks on values that change without this process (see
- * sync_event_watch.h). It polls every WATCH_TICK_NS while anything is
- * watched and sleeps on a condition variable otherwise.
+ * softdoca — the sync event watcher: wakes PEs for parked wait tasks on
+ * values that change without this process (see sync_event_watch.h). A
+ * timer of Core's waker (waker.h) polls every WATCH_TICK_NS while anything
+ * is watched and rests otherwise.
  */
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
-#include <time.h>
 
 #include "ctx.h"
 #include "log_internal.h"
 #include "mmap_pci.h"
 #include "sync_event_watch.h"
+#include "waker.h"
 
 SDK_LOG_REGISTER(SYNC_EVENT::WATCH)
 
@@ -23,14 +21,12 @@ SDK_LOG_REGISTER(SYNC_EVENT::WATCH)
 
 static struct {
 	pthread_mutex_t lock; /* everything here and every watch */
-	pthread_cond_t cond;  /* something to watch, or stop */
 	pthread_once_t once;
 	struct core_se_watch *list;
 	uint32_t epoch; /* bumped in a forked child: older watches are void */
-	bool started;
-	bool broken; /* pthread_create failed: logged once, not retried */
-	bool stop;
-	pthread_t thread;
+	unsigned int tick;
+	bool told_broken; /* the waker could not start: said once */
+	struct softdoca_waker_timer timer;
 } watcher = {.lock = PTHREAD_MUTEX_INITIALIZER, .once = PTHREAD_ONCE_INIT};
 
 /* Under the lock: one look at every watched value. */
@@ -48,41 +44,24 @@ static void watch_round(bool check_live)
 	}
 }
 
-static void watch_sleep_tick(void)
+/* The waker's timer: a round each tick while anything is watched. */
+static uint64_t watch_tick(void *arg, uint64_t now)
 {
-	struct timespec deadline;
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_nsec += WATCH_TICK_NS;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	(void)pthread_cond_timedwait(&watcher.cond, &watcher.lock, &deadline);
-}
-
-static void *watch_main(void *arg)
-{
-	unsigned int tick = 0;
+	bool any;
 
 	(void)arg;
 	pthread_mutex_lock(&watcher.lock);
-	while (!watcher.stop) {
-		if (watcher.list == NULL) {
-			pthread_cond_wait(&watcher.cond, &watcher.lock);
-			continue;
-		}
-		watch_round(++tick % WATCH_LIVE_EVERY == 0);
-		watch_sleep_tick();
-	}
+	any = watcher.list != NULL;
+	if (any)
+		watch_round(++watcher.tick % WATCH_LIVE_EVERY == 0);
 	pthread_mutex_unlock(&watcher.lock);
-	return NULL;
+	return any ? now + WATCH_TICK_NS : 0;
 }
 
-/* fork: the child has no thread and must not find the lock held by it.
- * It watches nothing it inherited (those values may live in mappings the
- * child drops, see mmap_pci.c) and starts a thread of its own at its next
- * watch. */
+/* fork: the child must not find the lock held by the waker's thread. It
+ * watches nothing it inherited (those values may live in mappings the
+ * child drops, see mmap_pci.c); its next watch arms the timer again (the
+ * child's waker starts empty). */
 static void watch_fork_prepare(void)
 {
 	pthread_mutex_lock(&watcher.lock);
@@ -95,7 +74,6 @@ static void watch_fork_parent(void)
 
 static void watch_fork_child(void)
 {
-	watcher.started = false;
 	watcher.list = NULL;
 	watcher.epoch++;
 	pthread_mutex_unlock(&watcher.lock);
@@ -103,37 +81,8 @@ static void watch_fork_child(void)
 
 static void watch_init(void)
 {
-	pthread_condattr_t attr;
-
-	/* Deadlines are CLOCK_MONOTONIC: immune to clock jumps. */
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&watcher.cond, &attr);
-	pthread_condattr_destroy(&attr);
+	softdoca_waker_timer_init(&watcher.timer, watch_tick, NULL);
 	pthread_atfork(watch_fork_prepare, watch_fork_parent, watch_fork_child);
-}
-
-/* Under the lock: the thread, with every signal blocked (the
- * application's handlers run on its own threads). */
-static void watch_thread_start_locked(void)
-{
-	sigset_t all, old;
-	int rc;
-
-	if (watcher.started || watcher.broken)
-		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&watcher.thread, NULL, watch_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		watcher.broken = true;
-		SDK_LOG_ERR("sync event watcher not started (%s): wait tasks on PCI-shared or caller-memory values "
-			    "complete only while the application progresses its PE, not on its notification handle",
-			    strerror(rc));
-		return;
-	}
-	watcher.started = true;
 }
 
 void core_se_watch_start(struct core_se_watch *w, const uint64_t *value, struct doca_pe *pe,
@@ -156,9 +105,12 @@ void core_se_watch_start(struct core_se_watch *w, const uint64_t *value, struct 
 		watcher.list = w;
 		w->on = true;
 	}
-	watch_thread_start_locked();
-	pthread_cond_signal(&watcher.cond);
 	pthread_mutex_unlock(&watcher.lock);
+	/* Outside the lock (watch_tick takes it); pending already: no change. */
+	if (softdoca_waker_timer_arm(&watcher.timer, softdoca_waker_now_ns() + WATCH_TICK_NS) != DOCA_SUCCESS &&
+	    !__atomic_exchange_n(&watcher.told_broken, true, __ATOMIC_RELAXED))
+		SDK_LOG_ERR("sync event watcher not started: wait tasks on PCI-shared or caller-memory values "
+			    "complete only while the application progresses its PE, not on its notification handle");
 }
 
 void core_se_watch_stop(struct core_se_watch *w)
@@ -175,20 +127,4 @@ void core_se_watch_stop(struct core_se_watch *w)
 	w->prev = w->next = NULL;
 	w->on = false;
 	pthread_mutex_unlock(&watcher.lock);
-}
-
-/* The library is unloaded (or the process exits): the thread must not
- * outlive the code it runs. */
-__attribute__((destructor)) static void watch_fini(void)
-{
-	pthread_mutex_lock(&watcher.lock);
-	if (!watcher.started) {
-		pthread_mutex_unlock(&watcher.lock);
-		return;
-	}
-	watcher.stop = true;
-	pthread_cond_signal(&watcher.cond);
-	pthread_mutex_unlock(&watcher.lock);
-	pthread_join(watcher.thread, NULL);
-	watcher.started = false;
 }

@@ -5,14 +5,14 @@
  * export table that the other process updates, or caller memory named by
  * doca_sync_event_set_addr / _set_doca_buf) cannot wake the PE that holds
  * its parked wait tasks: no code of this process runs when it changes. So
- * while such an event has parked waits, it is watched: one thread of this
- * process (started with the first watch, asleep while nothing is watched)
- * reads every watched value each millisecond and wakes the PE when it
+ * while such an event has parked waits, it is watched: a timer of Core's
+ * waker (waker.h; armed while anything is watched) reads every watched
+ * value each millisecond and wakes the PE when it
  * differs from what it saw last, and wakes it while an imported event's
  * exporter is gone or revoked the export (the waits then fail). Waking is
  * softdoca_pe_wake: a no-op unless the PE is armed, and the PE's own
  * arm-then-check (doca_pe_request_notification asks has_work) covers any
- * change the thread saw before the arming.
+ * change the watcher saw before the arming.
  */
 #ifndef SOFTDOCA_CORE_SYNC_EVENT_WATCH_H_
 #define SOFTDOCA_CORE_SYNC_EVENT_WATCH_H_
@@ -37,12 +37,12 @@ struct core_se_watch {
 
 /* Watch value for pe (and im's liveness, im may be NULL); re-pointing a
  * watch already on is allowed. The current value is the baseline: call it
- * before checking the waits' conditions. If the thread cannot be started,
+ * before checking the waits' conditions. If the waker cannot start its thread,
  * logs once; the waits then complete only when the PE is progressed. */
 void core_se_watch_start(struct core_se_watch *w, const uint64_t *value, struct doca_pe *pe,
 			 const struct core_pci_import *im);
 
-/* Stop watching; no-op when not on. On return the thread no longer
+/* Stop watching; no-op when not on. On return the watcher no longer
  * touches w, its value, its PE or its import. */
 void core_se_watch_stop(struct core_se_watch *w);
 

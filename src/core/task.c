@@ -201,6 +201,15 @@ void doca_task_free(struct doca_task *task)
 	type->ctx->num_allocated--;
 }
 
+/* For the PE stall monitor (pe_stall.c). Submits of one PE's contexts
+ * come from the thread that progresses it: a plain load and store. */
+static inline void task_count_submitted(struct doca_pe *pe, uint64_t delta)
+{
+	atomic_store_explicit(&pe->tasks_submitted,
+			      atomic_load_explicit(&pe->tasks_submitted, memory_order_relaxed) + delta,
+			      memory_order_relaxed);
+}
+
 static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 {
 	struct doca_ctx *ctx;
@@ -224,6 +233,7 @@ static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 	task->state = SOFTDOCA_TASK_INFLIGHT;
 	task->status = DOCA_SUCCESS;
 	ctx->num_inflight++;
+	task_count_submitted(ctx->pe, 1);
 	task->no_flush = !flush;
 	/* Before the library's submit: the engine may complete it at once. */
 	if (unlikely(softdoca_trace_on))
@@ -232,6 +242,7 @@ static doca_error_t task_submit_flags(struct doca_task *task, bool flush)
 	if (unlikely(status != DOCA_SUCCESS)) {
 		task->state = SOFTDOCA_TASK_ALLOCATED;
 		ctx->num_inflight--;
+		task_count_submitted(ctx->pe, (uint64_t)-1);
 		if (unlikely(softdoca_trace_on))
 			softdoca_trace_task_submit_failed(task, status);
 		return status;

@@ -9,7 +9,7 @@
  * a listener's (conn:cm_...) or our own (conn/client:cm_...), and rules
  * narrowed to some connections (/id=, /nth=). It owns the rule grammar
  * and its strict parser, the process's rule set and counters, the
- * wrapper's workers and connections, and the timer thread that wakes a
+ * wrapper's workers and connections, and the timer (Core's waker) that wakes a
  * sleeping PE when held work comes due.
  *
  * engine_ops_select only puts it in front when SOFTDOCA_FAULTS is set or
@@ -36,7 +36,7 @@
  * never inside doca_task_submit, and the PE is woken like any completion.
  * What comes due later with nothing to announce it (held work, after_ms
  * drops, faked client requests, requests waiting for a cm_ rule) wakes
- * the PE through engine_worker_conf.wake, from the timer thread or the
+ * the PE through engine_worker_conf.wake, from its waker timer or the
  * engine's event.
  *
  * Our own request taken by a /client rule never leaves: its connection is
@@ -44,7 +44,6 @@
  * are swallowed, and progress reports its failure when due.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +55,7 @@
 #include "common.h"
 #include "engine.h"
 #include "log_internal.h"
+#include "waker.h"
 
 SDK_LOG_REGISTER(ENGINE::FAULT)
 
@@ -766,10 +766,7 @@ struct fault_worker {
 	uint32_t fakes;			/* faked requests whose failure is still to come */
 	atomic_uint established;	/* connections established so far (their ordinals) */
 	uint64_t timer_due;		/* the wake last asked of the timer (application thread) */
-	/* Under fault_timer.lock: when the timer wakes our PE (0: never). */
-	uint64_t wake_ns;
-	bool on_timer;
-	struct fault_worker *timer_next;
+	struct softdoca_waker_timer timer; /* wakes our PE (waker.h) */
 	struct fault_conn *conns;	/* one per inner connection id */
 	uint32_t num_conns;
 	atomic_uint recv_inflight;
@@ -852,118 +849,40 @@ static void fault_refresh(struct fault_worker *w)
 /*
  * Held work, drop deadlines and faked requests come due with nothing to
  * announce them: no completion, no event. A program that sleeps on its
- * PE's notification handle would never progress to release them. One
- * thread per process sleeps until the earliest due time any worker asked
- * for and calls that worker's wake (engine_worker_conf.wake), under the
- * timer lock, so that a worker taken off the list is never woken again.
+ * PE's notification handle would never progress to release them. Each
+ * worker has a timer of Core's waker (waker.h) that calls its wake
+ * (engine_worker_conf.wake); cancelling it waits for a running call, so a
+ * worker taken off is never woken again.
  */
-static struct {
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* on CLOCK_MONOTONIC, made with the thread */
-	bool started;
-	bool broken; /* the thread could not be made: said once */
-	struct fault_worker *list;
-} fault_timer = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void fault_timer_sleep(uint64_t until_ns)
+static uint64_t fault_timer_fired(void *arg, uint64_t now)
 {
-	struct timespec ts;
+	struct fault_worker *w = arg;
 
-	if (until_ns == 0) {
-		pthread_cond_wait(&fault_timer.cond, &fault_timer.lock);
-		return;
-	}
-	ts.tv_sec = (time_t)(until_ns / 1000000000ULL);
-	ts.tv_nsec = (long)(until_ns % 1000000000ULL);
-	(void)pthread_cond_timedwait(&fault_timer.cond, &fault_timer.lock, &ts);
+	(void)now;
+	w->conf.wake(w->conf.arg);
+	return 0;
 }
 
-static void *fault_timer_main(void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&fault_timer.lock);
-	for (;;) {
-		uint64_t now = fault_now_ns(), next = 0;
-
-		for (struct fault_worker *w = fault_timer.list; w != NULL; w = w->timer_next) {
-			if (w->wake_ns == 0)
-				continue;
-			if (w->wake_ns <= now) {
-				w->wake_ns = 0;
-				w->conf.wake(w->conf.arg);
-			} else if (next == 0 || w->wake_ns < next) {
-				next = w->wake_ns;
-			}
-		}
-		fault_timer_sleep(next);
-	}
-	return NULL;
-}
-
-/* Under the timer lock: the thread, made once, with every signal blocked
- * (the application's handlers run on its own threads). */
-static bool fault_timer_start_locked(void)
-{
-	pthread_condattr_t attr;
-	pthread_attr_t tattr;
-	sigset_t all, old;
-	pthread_t thread;
-	int rc;
-
-	if (fault_timer.started || fault_timer.broken)
-		return fault_timer.started;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&fault_timer.cond, &attr);
-	pthread_condattr_destroy(&attr);
-	pthread_attr_init(&tattr);
-	pthread_attr_setdetachstate(&tattr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, &tattr, fault_timer_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&tattr);
-	if (rc != 0) {
-		pthread_cond_destroy(&fault_timer.cond);
-		fault_timer.broken = true;
-		SDK_LOG_ERR("fault engine: no timer thread (%s): delayed work and drop deadlines go out only when "
-			    "the application progresses its PE",
-			    strerror(rc));
-		return false;
-	}
-	fault_timer.started = true;
-	return true;
-}
-
-/* Wake w's PE at due (0: never); w joins the timer's list the first time. */
+/* Wake w's PE at due (0: never). */
 static void fault_timer_set(struct fault_worker *w, uint64_t due)
 {
-	if (w->conf.wake == NULL || (due == 0 && !w->on_timer))
+	static atomic_bool told;
+
+	if (w->conf.wake == NULL)
 		return;
-	pthread_mutex_lock(&fault_timer.lock);
-	if (fault_timer_start_locked()) {
-		if (!w->on_timer) {
-			w->timer_next = fault_timer.list;
-			fault_timer.list = w;
-			w->on_timer = true;
-		}
-		w->wake_ns = due;
-		pthread_cond_signal(&fault_timer.cond);
-	}
-	pthread_mutex_unlock(&fault_timer.lock);
+	/* Exactly due: a pending wake (even one already past, not yet run)
+	 * is replaced, as fault_wake_at expects. */
+	softdoca_waker_timer_cancel(&w->timer);
+	if (due == 0)
+		return;
+	if (softdoca_waker_timer_arm(&w->timer, due) != DOCA_SUCCESS && !atomic_exchange(&told, true))
+		SDK_LOG_ERR("fault engine: no timer: delayed work and drop deadlines go out only when the "
+			    "application progresses its PE");
 }
 
 static void fault_timer_remove(struct fault_worker *w)
 {
-	pthread_mutex_lock(&fault_timer.lock);
-	for (struct fault_worker **link = &fault_timer.list; *link != NULL; link = &(*link)->timer_next) {
-		if (*link == w) {
-			*link = w->timer_next;
-			break;
-		}
-	}
-	w->on_timer = false;
-	pthread_mutex_unlock(&fault_timer.lock);
+	softdoca_waker_timer_cancel(&w->timer);
 }
 
 /* Application thread: a wake at due, unless one no later is pending;
@@ -1460,6 +1379,7 @@ static doca_error_t fault_worker_create(const struct engine_ops *inner_ops, stru
 		w->conns[i].w = w;
 	w->inner_ops = inner_ops;
 	w->conf = *conf;
+	softdoca_waker_timer_init(&w->timer, fault_timer_fired, w);
 	w->gen = atomic_load(&fault_gen) - 1; /* so that the first refresh copies */
 	fault_refresh(w);
 	inner_conf.conn_event = fault_on_conn_event;

@@ -123,6 +123,8 @@ struct doca_rdma_connection {
 	struct doca_rdma_addr peer_addr; /* RDMA CM: doca_rdma_connection_get_addr */
 	uint64_t connect_ns;	    /* when doca_rdma_connect succeeded; 0: not by it */
 	bool wait_explained;	    /* the "not established yet" warning was logged */
+	bool idle_explained;	    /* the "this side's PE was not progressed" one was */
+	uint64_t wait_from_ns;	    /* the peer's period starts (connect, or that line) */
 	/* Refusals by the peer explained already, one bit per reason
 	 * (rdma_explain_refusal); completions run on any thread. */
 	_Atomic uint32_t refusals_explained;
@@ -169,6 +171,11 @@ struct doca_rdma {
 	/* When progress next looks for connections doca_rdma_connect left
 	 * waiting too long (rdma_conn.c); 0: none waits. */
 	uint64_t connect_check_ns;
+	/* While connect_check_ns is set: when progress last ran, and the PE's
+	 * notification requests then (a program asleep on the handle waits
+	 * rightly; one that neither progresses nor sleeps there does not). */
+	uint64_t connect_progress_ns;
+	uint64_t connect_notify_seen;
 };
 
 static inline struct doca_rdma *rdma_from_ctx(struct doca_ctx *ctx)

@@ -13,6 +13,7 @@
 
 #include "live.h"
 #include "log_internal.h"
+#include "pe.h"
 #include "rdma.h"
 #include "trace.h"
 
@@ -240,36 +241,78 @@ static void rdma_connect_watch_start(struct doca_rdma *rdma, struct doca_rdma_co
 		return;
 	now = rdma_coarse_now_ns();
 	conn->connect_ns = now;
+	conn->wait_from_ns = now;
 	conn->wait_explained = false;
-	if (rdma->connect_check_ns == 0)
+	conn->idle_explained = false;
+	if (rdma->connect_check_ns == 0) {
 		rdma->connect_check_ns = now + (uint64_t)after_ms * 1000000ull;
+		rdma->connect_progress_ns = now;
+		rdma->connect_notify_seen = atomic_load_explicit(&rdma->ctx.pe->notify_requests, memory_order_relaxed);
+	}
+}
+
+/* The connection waited a period, but this side's PE was not progressed
+ * for at least half of it just before now (nor asleep on its handle):
+ * the wait is this side's. Said once; the peer gets a period of progress
+ * from now before it is blamed. */
+static void rdma_connect_explain_idle(struct doca_rdma_connection *c, uint64_t now, uint64_t idle_ns)
+{
+	c->idle_explained = true;
+	SDK_LOG_WARN("rdma connection %u: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is not "
+		     "established yet, but this side's PE was not progressed for the last %" PRIu64 " ms "
+		     "(doca_pe_progress not called, no doca_pe_request_notification either): a connection is "
+		     "made inside doca_pe_progress on both sides, so this side kept it waiting; progress the PE "
+		     "right after doca_rdma_connect until the connection callback runs (said once per connection; "
+		     "SOFTDOCA_PE_STALL_MS=%u)",
+		     c->id, (uint64_t)((now - c->connect_ns) / 1000000u), idle_ns / 1000000u,
+		     softdoca_explain_after_ms());
+	c->wait_from_ns = now;
+}
+
+static void rdma_connect_explain_peer(struct doca_rdma_connection *c, uint64_t now)
+{
+	c->wait_explained = true;
+	SDK_LOG_WARN("rdma connection %u: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is "
+		     "still not established. Likely: the peer has not called doca_rdma_connect with this "
+		     "side's descriptor (each side connects with the other's), the descriptor given here is "
+		     "from another run or from a process that exited, or the peer does not progress its PE "
+		     "(said once per connection; SOFTDOCA_PE_STALL_MS=%u)",
+		     c->id, (uint64_t)((now - c->connect_ns) / 1000000u), softdoca_explain_after_ms());
 }
 
 void rdma_connect_watch(struct doca_rdma *rdma)
 {
 	uint64_t after_ns = (uint64_t)softdoca_explain_after_ms() * 1000000ull;
 	uint64_t now = rdma_coarse_now_ns(), next = 0;
+	uint64_t notify = atomic_load_explicit(&rdma->ctx.pe->notify_requests, memory_order_relaxed);
+	uint64_t last = rdma->connect_progress_ns;
+	bool slept = notify != rdma->connect_notify_seen;
 
+	/* Every progress call while a connection is watched: a gap between
+	 * two of them is time this side did not progress. */
+	rdma->connect_progress_ns = now;
+	rdma->connect_notify_seen = notify;
 	if (now < rdma->connect_check_ns)
 		return;
 	for (uint16_t i = 0; i < rdma->num_conns; i++) {
 		struct doca_rdma_connection *c = &rdma->conns[i];
-		uint64_t due;
+		uint64_t due, idle;
 
 		if (c->state != RDMA_CONN_CONNECTING || c->connect_ns == 0 || c->wait_explained)
 			continue;
-		due = c->connect_ns + after_ns;
+		due = c->wait_from_ns + after_ns;
 		if (now < due) {
 			next = next == 0 || due < next ? due : next;
 			continue;
 		}
-		c->wait_explained = true;
-		SDK_LOG_WARN("rdma connection %u: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is "
-			     "still not established. Likely: the peer has not called doca_rdma_connect with this "
-			     "side's descriptor (each side connects with the other's), the descriptor given here is "
-			     "from another run or from a process that exited, or the peer does not progress its PE "
-			     "(said once per connection; SOFTDOCA_PE_STALL_MS=%u)",
-			     c->id, (uint64_t)((now - c->connect_ns) / 1000000u), softdoca_explain_after_ms());
+		idle = now - (last > c->connect_ns ? last : c->connect_ns);
+		if (!slept && !c->idle_explained && idle >= after_ns / 2) {
+			rdma_connect_explain_idle(c, now, idle);
+			due = c->wait_from_ns + after_ns;
+			next = next == 0 || due < next ? due : next;
+			continue;
+		}
+		rdma_connect_explain_peer(c, now);
 	}
 	rdma->connect_check_ns = next;
 }

@@ -7,13 +7,16 @@
  *  - DOCA_ERROR_BAD_STATE from lifecycle calls: the state the context (or
  *    connection) is in and the states the call needs;
  *  - completions waiting on a PE nobody progresses (or while the program
- *    progresses another PE): one WARNING per PE. Run with
+ *    progresses another PE), and submitted tasks waiting on a PE that is
+ *    neither progressed nor armed: one WARNING per PE each. Run with
  *    SOFTDOCA_PE_STALL_MS=200 (meson.build); run with a malformed value
  *    (EXPLAIN_BAD_STALL_ENV=1) it checks the strict parser's line;
  *  - the two sides disagree (transport type, GID type) or the descriptor
  *    is stale (a context that stopped, a process that exited):
  *    doca_rdma_connect fails at once, or the connection soon, with the line
- *    (the exited process case runs alone: EXPLAIN_EXITED_PEER=1).
+ *    (the exited process case runs alone: EXPLAIN_EXITED_PEER=1); a
+ *    connection still waiting a period after doca_rdma_connect blames the
+ *    peer, or this side when its PE was not progressed meanwhile;
  *  - a one-sided task that fails with DOCA_ERROR_NOT_PERMITTED (or
  *    INVALID_VALUE for a range): which of the four permission sets lacks
  *    which flag, or the range and the remote mmap's bounds, as the side
@@ -525,6 +528,89 @@ static void test_pe_other_one_progressed(void **state)
 	stall_case(true);
 }
 
+/* Submitted tasks (a receive nobody sends to) on a fresh PE nobody
+ * progresses: no completion ever arrives, and the line says why, once
+ * per PE. With progress_another, the program progresses the fixture's PE
+ * meanwhile and the line names it. */
+static void submitted_stall_case(bool progress_another)
+{
+	struct doca_buf *dst = buf_on(mmap_rw, mem + 8192, 64, 0);
+	struct doca_pe *fixture_pe = pe, *mine, *other = NULL;
+	char needle[160];
+	int before;
+
+	assert_ok(doca_pe_create(&mine));
+	pe = mine;
+	pair_up(16);
+	if (progress_another)
+		other = fixture_pe;
+	before = warning_lines;
+	(void)post_receive(&B, dst);
+	assert_true(wait_stall_warning(before, other));
+	snprintf(needle, sizeof(needle),
+		 "pe %p: 1 submitted task(s) waited 200 ms for completion while doca_pe_progress was not called on "
+		 "this PE",
+		 (void *)mine);
+	assert_warning_says(needle);
+	if (progress_another) {
+		snprintf(needle, sizeof(needle), "but it was on pe %p", (void *)other);
+		assert_warning_says(needle);
+		assert_warning_says("connect the context to the PE the program progresses (doca_pe_connect_ctx)");
+	} else {
+		assert_warning_says("a task moves and completes only inside doca_pe_progress; call it in the program's "
+				    "loop after doca_task_submit");
+	}
+	assert_warning_says("(said once per PE; SOFTDOCA_PE_STALL_MS=200)");
+	/* Once per PE: three more periods without progress say nothing more. */
+	before = warning_lines;
+	for (uint64_t until = now_ms() + 600; now_ms() < until;)
+		(void)poll(NULL, 0, 20);
+	assert_int_equal(warning_lines, before);
+	/* The receive is flushed at stop (its error completion frees it). */
+	side_destroy(&A);
+	side_destroy(&B);
+	pe = fixture_pe;
+	assert_ok(doca_pe_destroy(mine));
+	put(dst);
+}
+
+static void test_submitted_not_progressed(void **state)
+{
+	(void)state;
+	submitted_stall_case(false);
+}
+
+static void test_submitted_other_one_progressed(void **state)
+{
+	(void)state;
+	submitted_stall_case(true);
+}
+
+/* A program asleep on the PE's notification handle waits rightly: armed
+ * with a receive posted, three periods pass without a line. */
+static void test_submitted_armed_is_quiet(void **state)
+{
+	struct doca_buf *dst = buf_on(mmap_rw, mem + 8192, 64, 0);
+	struct doca_pe *fixture_pe = pe, *mine;
+	int before;
+
+	(void)state;
+	assert_ok(doca_pe_create(&mine));
+	pe = mine;
+	pair_up(16);
+	before = warning_lines;
+	(void)post_receive(&B, dst);
+	assert_ok(doca_pe_request_notification(mine));
+	for (uint64_t until = now_ms() + 600; now_ms() < until;)
+		(void)poll(NULL, 0, 20);
+	assert_int_equal(warning_lines, before);
+	side_destroy(&A);
+	side_destroy(&B);
+	pe = fixture_pe;
+	assert_ok(doca_pe_destroy(mine));
+	put(dst);
+}
+
 /* ---- (d) a connection the peer never completes ---------------------------- */
 
 /* A connects with B's descriptor; B never connects with A's. */
@@ -565,6 +651,62 @@ static void test_connect_never_answered(void **state)
 	for (uint64_t until = now_ms() + 500; now_ms() < until;)
 		(void)doca_pe_progress(pe);
 	assert_int_equal(warning_lines, before);
+}
+
+/* A connects with B's descriptor and then does not progress its PE for
+ * longer than the period (NVIDIA's rdma_multi_conn_send blocks in getchar
+ * there): the first progress says the wait is this side's, not the
+ * peer's. B never connects, so a period of progress later the peer's
+ * line comes too, each once. */
+static void test_connect_this_side_idle(void **state)
+{
+	char needle[128];
+	uint64_t t0, deadline;
+	uint32_t id;
+	int before;
+
+	(void)state;
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
+	before = warning_lines;
+	t0 = now_ms();
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	/* No progress for 1.5 periods (a clock condition, not a hope). */
+	while (now_ms() - t0 < 300)
+		(void)poll(NULL, 0, 10);
+	(void)doca_pe_progress(pe);
+	assert_int_equal(warning_lines, before + 1);
+	snprintf(needle, sizeof(needle), "rdma connection %u: doca_rdma_connect was called", id);
+	assert_warning_says(needle);
+	assert_warning_says("ms ago and the connection is not established yet, but this side's PE was not progressed "
+			    "for the last");
+	assert_warning_says("a connection is made inside doca_pe_progress on both sides, so this side kept it "
+			    "waiting; progress the PE right after doca_rdma_connect");
+	/* Progressing now: the peer gets its own period, then is named. */
+	deadline = now_ms() + 10000;
+	while (warning_lines == before + 1) {
+		assert_true(now_ms() < deadline);
+		(void)doca_pe_progress(pe);
+		(void)poll(NULL, 0, 1);
+	}
+	assert_int_equal(warning_lines, before + 2);
+	assert_true(now_ms() - t0 >= 500);
+	assert_warning_says(needle);
+	assert_warning_says("ms ago and the connection is still not established. Likely: the peer has not called "
+			    "doca_rdma_connect with this side's descriptor");
+	assert_int_equal(A.established, 0);
+	/* Each once per connection. */
+	for (uint64_t until = now_ms() + 500; now_ms() < until;)
+		(void)doca_pe_progress(pe);
+	assert_int_equal(warning_lines, before + 2);
 }
 
 /* ---- (e) the two sides disagree ------------------------------------------ */
@@ -1051,7 +1193,11 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_mmap_bufs),
 		cmocka_unit_test_teardown(test_pe_not_progressed, teardown_sides),
 		cmocka_unit_test_teardown(test_pe_other_one_progressed, teardown_sides),
+		cmocka_unit_test_teardown(test_submitted_not_progressed, teardown_sides),
+		cmocka_unit_test_teardown(test_submitted_other_one_progressed, teardown_sides),
+		cmocka_unit_test_teardown(test_submitted_armed_is_quiet, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
+		cmocka_unit_test_teardown(test_connect_this_side_idle, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_transport, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_gid_type, teardown_sides),
 		cmocka_unit_test_teardown(test_stale_descriptor_of_stopped_context, teardown_sides),
