@@ -702,7 +702,7 @@ static void test_dc_passive(void **state)
 	assert_ok(ops->conn_export(wa, &ca, &da, &la));
 	assert_ok(ops->conn_export(wb, &cb, &db, &lb));
 	assert_ok(ops->conn_export(rc, &crc, &drc, &lrc));
-	assert_int_equal(ops->conn_connect(crc, db, lb), DOCA_ERROR_INVALID_VALUE); /* RC to DC */
+	assert_int_equal(ops->conn_connect(crc, db, lb), DOCA_ERROR_DRIVER); /* RC to DC */
 	assert_ok(ops->conn_connect(ca, db, lb));
 	assert_int_equal(events_of(cb, ENGINE_CONN_ESTABLISHED), 1);
 	twr_init(&w, ENGINE_OP_WRITE, ca);
