@@ -130,6 +130,7 @@ static const char *const nc_unsupported[] = {
 	"doca_ctx_set_completion_vector",
 	"doca_ctx_set_datapath_on_dpa",
 	"doca_ctx_set_datapath_on_gpu",
+	"doca_dma_get_gpu_handle",
 	"doca_mmap_dev_get_dpa_handle",
 	"doca_mmap_set_dmabuf_memrange",
 	"doca_mmap_set_dpa_memrange",
