@@ -18,8 +18,8 @@ if [ "${1:-}" = "--tree" ]; then
 	build=$3
 	host_cflags="-I$src/include"
 	dpu_cflags="-I$src/include/doca-dpu -I$src/include"
-	libs="-L$build/src/core -ldoca_common"
-	libdir="$build/src/core"
+	libs="-L$build/src -ldoca_common"
+	libdir="$build/src"
 else
 	build=${1:-build}
 	src="$(dirname "$0")/../.."
