@@ -36,34 +36,34 @@ struct doca_dpa_completion;
 typedef uint64_t doca_dpa_dev_comch_producer_t;
 
 /* A producer on an established connection. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
 					struct doca_comch_producer **producer);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo);
 
 /* The producer's id, unique on its connection. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer);
 
 /* DPA data path: the most sends in flight on the device. */
@@ -86,14 +86,14 @@ typedef void (*doca_comch_producer_task_send_completion_cb_t)(struct doca_comch_
 							      union doca_data task_user_data,
 							      union doca_data ctx_user_data);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 						    doca_comch_producer_task_send_completion_cb_t task_completion_cb,
 						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
 						    uint32_t num_send_tasks);
 
 /* Send buf (and imm_data_len bytes of immediate data) to consumer_id. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
 						      const struct doca_buf *buf,
 						      uint8_t *imm_data,
@@ -101,31 +101,31 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 						      uint32_t consumer_id,
 						      struct doca_comch_producer_task_send **task);
 
-DOCA_EXPERIMENTAL
-const struct doca_buf *doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task);
+DOCA_STABLE
+const struct doca_buf *doca_comch_producer_task_send_get_buf(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf);
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task);
+DOCA_STABLE
+uint32_t doca_comch_producer_task_send_get_consumer_id(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
 						   const uint32_t consumer_id);
 
-DOCA_EXPERIMENTAL
-uint8_t *doca_comch_producer_task_send_get_imm_data(struct doca_comch_producer_task_send *task);
+DOCA_STABLE
+uint8_t *doca_comch_producer_task_send_get_imm_data(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task);
+DOCA_STABLE
+uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_producer_task_send *task);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task,
 						uint8_t *imm_data,
 						uint32_t imm_data_len);
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task);
 
 #ifdef __cplusplus

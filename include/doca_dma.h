@@ -26,6 +26,7 @@ struct doca_task;
 
 struct doca_dma;
 struct doca_dma_task_memcpy;
+struct doca_gpu_dma;
 
 typedef void (*doca_dma_task_memcpy_completion_cb_t)(struct doca_dma_task_memcpy *task,
 						     union doca_data task_user_data,
@@ -87,6 +88,18 @@ void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca
 
 DOCA_STABLE
 struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task);
+
+/* DOCA 3.2+: ask for (enable != 0) or release the guarantee that the
+ * context's tasks complete in the order they were submitted. softdoca's DMA
+ * executes and completes every task in submission order, so both are
+ * honoured. Before doca_ctx_start only. Errors: INVALID_VALUE (NULL),
+ * BAD_STATE (context not idle). */
+DOCA_EXPERIMENTAL
+doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t enable);
+
+/* GPU data path: soft devices have no GPU, DOCA_ERROR_NOT_SUPPORTED. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma **gpu_dma);
 
 #ifdef __cplusplus
 }

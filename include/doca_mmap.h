@@ -224,6 +224,12 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);
 
+/* DOCA 3.2+: the hardware memory key through which dev reaches the mmap
+ * (what GPU/DPA code puts in its work requests). Soft devices reach memory
+ * without memory keys: DOCA_ERROR_NOT_SUPPORTED, with a log line. */
+DOCA_EXPERIMENTAL
+doca_error_t doca_mmap_get_mkey(const struct doca_mmap *mmap, const struct doca_dev *dev, uint32_t *mkey);
+
 #ifdef __cplusplus
 }
 #endif

@@ -88,6 +88,15 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe);
 DOCA_STABLE
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
 
+/* Hand the PE a notification handle of the program's own (DOCA declares it
+ * for Windows, where the handle is a completion port and completion_key
+ * what it is told). On Linux the PE has its own handle
+ * (doca_pe_get_notification_handle), so softdoca returns
+ * DOCA_ERROR_NOT_SUPPORTED with a log line saying so. */
+DOCA_STABLE
+doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
+					     union doca_data completion_key);
+
 /* softdoca progresses every context in both modes; the mode is recorded. */
 DOCA_EXPERIMENTAL
 doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode event_mode);

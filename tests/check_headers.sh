@@ -97,5 +97,79 @@ for h in "$inc"/softdoca_*.h; do
 	c++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/s.cpp" -o "$tmp/s.o" 2>"$tmp/err" ||
 		{ echo "FAIL: $name as C++"; cat "$tmp/err"; fail=1; }
 done
+# One C++ program that includes every installed header and uses every
+# DOCA_STABLE call, built as a C++ program of a DOCA user would be: g++
+# -Wall -Wextra -Werror and no DOCA_ALLOW_EXPERIMENTAL_API, so a call marked
+# experimental (deprecated without the define) fails it. It also calls the
+# Comch getters with const tasks, as DOCA 3.x declares them.
+if ! command -v g++ >/dev/null 2>&1; then
+	echo "SKIP: the all-headers C++ program: g++ is not installed (scripts/setup.sh installs it)"
+else
+	{
+		for h in "$inc"/doca_*.h "$inc"/softdoca_*.h; do
+			printf '#include <%s>\n' "$(basename "$h")"
+		done
+		echo 'void softdoca_all_headers_stable(void);'
+		echo 'void softdoca_all_headers_stable(void)'
+		echo '{'
+		echo '	static void (*volatile used[])(void) = {'
+		# The function named on the line after each DOCA_STABLE marking.
+		for h in "$inc"/doca_*.h; do
+			grep -A1 '^DOCA_STABLE$' "$h" | grep -o 'doca_[a-z0-9_]*(' | tr -d '('
+		done | sort -u | sed 's/.*/		reinterpret_cast<void (*)(void)>(\&&),/'
+		echo '	};'
+		echo '	(void)used;'
+		echo '}'
+		cat <<'SRC'
+uint32_t softdoca_const_getters(const struct doca_comch_producer_task_send *send,
+				const struct doca_comch_consumer_task_post_recv *recv,
+				const struct doca_comch_consumer_completion *comp);
+uint32_t softdoca_const_getters(const struct doca_comch_producer_task_send *send,
+				const struct doca_comch_consumer_task_post_recv *recv,
+				const struct doca_comch_consumer_completion *comp)
+{
+	const struct doca_buf *sb = doca_comch_producer_task_send_get_buf(send);
+	const uint8_t *si = doca_comch_producer_task_send_get_imm_data(send);
+	struct doca_buf *rb = doca_comch_consumer_task_post_recv_get_buf(recv);
+	const uint8_t *ri = doca_comch_consumer_task_post_recv_get_imm_data(recv);
+	uint32_t n = doca_comch_producer_task_send_get_consumer_id(send) +
+		     doca_comch_producer_task_send_get_imm_data_len(send) +
+		     doca_comch_consumer_task_post_recv_get_producer_id(recv) +
+		     doca_comch_consumer_task_post_recv_get_imm_data_len(recv);
+	uint32_t a = 0, b = 0;
+
+	(void)comp;
+	(void)sb;
+	(void)si;
+	(void)rb;
+	(void)ri;
+	return n + a + b;
+}
+SRC
+	} >"$tmp/all.cpp"
+	# The const completion getters are DPA calls, experimental in DOCA too:
+	# they are compiled with the define, in their own unit below.
+	g++ -std=c++11 -Wall -Wextra -Werror -I"$inc" -c "$tmp/all.cpp" -o "$tmp/all.o" 2>"$tmp/err" ||
+		{ echo "FAIL: every installed header with every DOCA_STABLE call, as C++ without DOCA_ALLOW_EXPERIMENTAL_API"; cat "$tmp/err"; fail=1; }
+	n=$(grep -c 'reinterpret_cast' "$tmp/all.cpp")
+	[ "$n" -ge 200 ] || { echo "FAIL: only $n DOCA_STABLE calls found in $inc"; fail=1; }
+	cat >"$tmp/comp.cpp" <<'SRC'
+#include <doca_comch_consumer.h>
+doca_error_t softdoca_const_completion(const struct doca_comch_consumer_completion *comp, uint32_t *out);
+doca_error_t softdoca_const_completion(const struct doca_comch_consumer_completion *comp, uint32_t *out)
+{
+	doca_error_t err = doca_comch_consumer_completion_get_max_num_consumers(comp, out);
+
+	if (err == DOCA_SUCCESS)
+		err = doca_comch_consumer_completion_get_max_num_recv(comp, out);
+	if (err == DOCA_SUCCESS)
+		err = doca_comch_consumer_completion_get_imm_data_len(comp, out);
+	return err;
+}
+SRC
+	g++ -std=c++11 -Wall -Wextra -Werror -DDOCA_ALLOW_EXPERIMENTAL_API -I"$inc" -c "$tmp/comp.cpp" -o "$tmp/comp.o" \
+		2>"$tmp/err" || { echo "FAIL: the const Comch completion getters, as C++"; cat "$tmp/err"; fail=1; }
+	echo "all installed headers in one C++ program: $n DOCA_STABLE calls, warning-free without DOCA_ALLOW_EXPERIMENTAL_API"
+fi
 [ $fail -eq 0 ] && echo "all public headers compile alone as C and C++"
 exit $fail

@@ -1135,7 +1135,7 @@ static doca_error_t ep_destroy(struct comch_ep *ep, void *owner, const char *fun
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr, const char *name,
 				      struct doca_comch_server **comch_server)
 {
@@ -1170,7 +1170,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 {
 	if (comch_server == NULL)
@@ -1178,7 +1178,7 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	return ep_destroy(&comch_server->ep, comch_server, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, struct doca_comch_client **comch_client)
 {
 	struct doca_comch_client *client;
@@ -1202,7 +1202,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name, st
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 {
 	if (comch_client == NULL)
@@ -1210,13 +1210,13 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 	return ep_destroy(&comch_client->ep, comch_client, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
 {
 	return comch_server == NULL ? NULL : &comch_server->ep.ctx;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
 {
 	return comch_client == NULL ? NULL : &comch_client->ep.ctx;
@@ -1258,7 +1258,7 @@ static doca_error_t ep_get_u32(const uint32_t *field, const char *who, uint32_t 
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server, uint32_t size)
 {
 	if (comch_server == NULL)
@@ -1266,7 +1266,7 @@ doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_
 	return ep_set_max_msg_size(&comch_server->ep, size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client, uint32_t size)
 {
 	if (comch_client == NULL)
@@ -1274,19 +1274,19 @@ doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_
 	return ep_set_max_msg_size(&comch_client->ep, size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
 	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.max_msg_size, "comch_server", size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
 	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.max_msg_size, "comch_client", size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server, uint32_t size)
 {
 	if (comch_server == NULL)
@@ -1294,7 +1294,7 @@ doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *com
 	return ep_set_recv_queue_size(&comch_server->ep, size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client, uint32_t size)
 {
 	if (comch_client == NULL)
@@ -1302,21 +1302,21 @@ doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *com
 	return ep_set_recv_queue_size(&comch_client->ep, size, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server, uint32_t *size)
 {
 	return ep_get_u32(comch_server == NULL ? NULL : &comch_server->ep.recv_queue_size, "comch_server", size,
 			  __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client, uint32_t *size)
 {
 	return ep_get_u32(comch_client == NULL ? NULL : &comch_client->ep.recv_queue_size, "comch_client", size,
 			  __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server, struct doca_dev **dev)
 {
 	if (comch_server == NULL || dev == NULL)
@@ -1325,7 +1325,7 @@ doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client, struct doca_dev **dev)
 {
 	if (comch_client == NULL || dev == NULL)
@@ -1334,8 +1334,8 @@ doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
-doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *comch_server,
+DOCA_STABLE
+doca_error_t doca_comch_server_get_device_rep(const struct doca_comch_server *comch_server,
 					       struct doca_dev_rep **repr)
 {
 	if (comch_server == NULL || repr == NULL)
@@ -1344,7 +1344,7 @@ doca_error_t doca_comch_server_get_device_repr(const struct doca_comch_server *c
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
 					      struct doca_comch_connection **connection)
 {
@@ -1357,7 +1357,7 @@ doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *co
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
 					  struct doca_comch_connection *connection)
 {
@@ -1384,7 +1384,7 @@ static doca_error_t ep_task_send_set_conf(struct comch_ep *ep, doca_comch_task_s
 					   (doca_task_completion_cb_t)error_cb, num_send_tasks);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
 						  doca_comch_task_send_completion_cb_t task_error_cb,
@@ -1395,7 +1395,7 @@ doca_error_t doca_comch_server_task_send_set_conf(struct doca_comch_server *comc
 	return ep_task_send_set_conf(&comch_server->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
 						  doca_comch_task_send_completion_cb_t task_completion_cb,
 						  doca_comch_task_send_completion_cb_t task_error_cb,
@@ -1406,7 +1406,7 @@ doca_error_t doca_comch_client_task_send_set_conf(struct doca_comch_client *comc
 	return ep_task_send_set_conf(&comch_client->ep, task_completion_cb, task_error_cb, num_send_tasks);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task)
@@ -1416,7 +1416,7 @@ doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *co
 	return send_alloc(&comch_server->ep, peer, msg, len, task, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
 						    struct doca_comch_connection *peer, const void *msg, uint32_t len,
 						    struct doca_comch_task_send **task)
@@ -1426,7 +1426,7 @@ doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *co
 	return send_alloc(&comch_client->ep, peer, msg, len, task, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_task_send_as_task(struct doca_comch_task_send *task)
 {
 	return task == NULL ? NULL : &task->task;
@@ -1442,7 +1442,7 @@ static doca_error_t ep_register_recv(struct comch_ep *ep, doca_comch_event_msg_r
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
@@ -1451,7 +1451,7 @@ doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server 
 	return ep_register_recv(&comch_server->ep, recv_event_cb, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_msg_recv_cb_t recv_event_cb)
 {
@@ -1460,7 +1460,7 @@ doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client 
 	return ep_register_recv(&comch_client->ep, recv_event_cb, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_connection_status_changed_register(
 	struct doca_comch_server *comch_server,
 	doca_comch_event_connection_status_changed_cb_t connect_event_cb,
@@ -1491,7 +1491,7 @@ static doca_error_t ep_register_consumer(struct comch_ep *ep, doca_comch_event_c
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
@@ -1501,7 +1501,7 @@ doca_error_t doca_comch_server_event_consumer_register(struct doca_comch_server 
 	return ep_register_consumer(&comch_server->ep, new_consumer_event_cb, expired_consumer_event_cb, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
 						       doca_comch_event_consumer_cb_t new_consumer_event_cb,
 						       doca_comch_event_consumer_cb_t expired_consumer_event_cb)
@@ -1513,7 +1513,7 @@ doca_error_t doca_comch_client_event_consumer_register(struct doca_comch_client 
 
 /* ---- connection accessors ---- */
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *connection, union doca_data user_data)
 {
 	if (connection == NULL)
@@ -1522,7 +1522,7 @@ doca_error_t doca_comch_connection_set_user_data(struct doca_comch_connection *c
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 union doca_data doca_comch_connection_get_user_data(const struct doca_comch_connection *connection)
 {
 	union doca_data none = {.u64 = 0};
@@ -1534,7 +1534,7 @@ union doca_data doca_comch_connection_get_user_data(const struct doca_comch_conn
 	return connection->user_data;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_comch_server *doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
 {
 	if (connection == NULL || !connection->ep->is_server)
@@ -1542,7 +1542,7 @@ struct doca_comch_server *doca_comch_server_get_server_ctx(const struct doca_com
 	return server_from_ep(connection->ep);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection)
 {
 	if (connection == NULL || connection->ep->is_server)
@@ -1550,7 +1550,7 @@ struct doca_comch_client *doca_comch_client_get_client_ctx(const struct doca_com
 	return client_from_ep(connection->ep);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_update_info(struct doca_comch_connection *comch_connection)
 {
 	if (comch_connection == NULL)
@@ -1563,7 +1563,7 @@ doca_error_t doca_comch_connection_update_info(struct doca_comch_connection *com
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_connection_get_counter(const struct doca_comch_connection *comch_connection,
 					       enum doca_comch_counter counter_type, uint64_t *counter_value)
 {
@@ -1587,31 +1587,31 @@ doca_error_t comch_cap_u32(const struct doca_devinfo *devinfo, uint32_t *out, ui
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_name_len(const struct doca_devinfo *devinfo, uint32_t *max_name_len)
 {
 	return comch_cap_u32(devinfo, max_name_len, COMCH_MAX_NAME_LEN, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_msg_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
 	return comch_cap_u32(devinfo, size, COMCH_MAX_MSG_SIZE, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_recv_queue_size(const struct doca_devinfo *devinfo, uint32_t *size)
 {
 	return comch_cap_u32(devinfo, size, COMCH_MAX_RECV_QUEUE, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_clients(const struct doca_devinfo *devinfo, uint32_t *num_clients)
 {
 	return comch_cap_u32(devinfo, num_clients, COMCH_MAX_CLIENTS, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinfo, uint32_t *max_send_tasks)
 {
 	return comch_cap_u32(devinfo, max_send_tasks, SOFTDOCA_TASK_POOL_MAX, __func__);
@@ -1621,7 +1621,7 @@ doca_error_t doca_comch_cap_get_max_send_tasks(const struct doca_devinfo *devinf
  * headers), not known to the library at run time; as with representors
  * (listed on any open soft device), every soft device can play either
  * end: server (with a representor) and client both say yes. */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devinfo)
 {
 	if (devinfo == NULL)
@@ -1629,7 +1629,7 @@ doca_error_t doca_comch_cap_server_is_supported(const struct doca_devinfo *devin
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_cap_client_is_supported(const struct doca_devinfo *devinfo)
 {
 	if (devinfo == NULL)

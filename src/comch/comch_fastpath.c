@@ -361,7 +361,7 @@ static const struct softdoca_ctx_ops producer_ctx_ops = {
 	.progress = producer_progress,
 };
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
 					struct doca_comch_producer **producer)
 {
@@ -389,7 +389,7 @@ free_p:
 	return status;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 {
 	doca_error_t status;
@@ -404,13 +404,13 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
 {
 	return producer == NULL ? NULL : &producer->ctx;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
 {
 	if (producer == NULL || id == NULL)
@@ -420,32 +420,32 @@ doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *produc
 }
 
 /* Every soft device, either personality (see doca_comch_cap_server_is_supported). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
 {
 	return devinfo == NULL ? null_arg(__func__, "devinfo") : DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
 	return comch_cap_u32(devinfo, max_num_tasks, FP_MAX_PRODUCER_TASKS, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
 	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
 	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo, uint32_t *max_producers)
 {
 	return comch_cap_u32(devinfo, max_producers, FP_MAX_PRODUCERS, __func__);
@@ -458,7 +458,7 @@ FASTPATH_STUB(doca_error_t doca_comch_producer_dpa_completion_attach(struct doca
 FASTPATH_STUB(doca_error_t doca_comch_producer_get_dpa_handle(struct doca_comch_producer *producer,
 							      doca_dpa_dev_comch_producer_t *dpa_producer))
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *producer,
 						    doca_comch_producer_task_send_completion_cb_t task_completion_cb,
 						    doca_comch_producer_task_send_completion_cb_t task_error_cb,
@@ -474,7 +474,7 @@ doca_error_t doca_comch_producer_task_send_set_conf(struct doca_comch_producer *
 					   (doca_task_completion_cb_t)task_error_cb, num_send_tasks);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
 						      const struct doca_buf *buf, uint8_t *imm_data,
 						      uint32_t imm_data_len, uint32_t consumer_id,
@@ -504,26 +504,26 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
-const struct doca_buf *doca_comch_producer_task_send_get_buf(struct doca_comch_producer_task_send *task)
+DOCA_STABLE
+const struct doca_buf *doca_comch_producer_task_send_get_buf(const struct doca_comch_producer_task_send *task)
 {
 	return task == NULL ? NULL : task->buf;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task, const struct doca_buf *buf)
 {
 	if (task != NULL)
 		task->buf = buf;
 }
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_producer_task_send_get_consumer_id(struct doca_comch_producer_task_send *task)
+DOCA_STABLE
+uint32_t doca_comch_producer_task_send_get_consumer_id(const struct doca_comch_producer_task_send *task)
 {
 	return task == NULL ? 0 : task->consumer_id;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
 						   const uint32_t consumer_id)
 {
@@ -531,20 +531,20 @@ void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_ta
 		task->consumer_id = consumer_id;
 }
 
-DOCA_EXPERIMENTAL
-uint8_t *doca_comch_producer_task_send_get_imm_data(struct doca_comch_producer_task_send *task)
+DOCA_STABLE
+uint8_t *doca_comch_producer_task_send_get_imm_data(const struct doca_comch_producer_task_send *task)
 {
 	return task == NULL ? NULL : task->imm_data;
 }
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_producer_task_send_get_imm_data_len(struct doca_comch_producer_task_send *task)
+DOCA_STABLE
+uint32_t doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_producer_task_send *task)
 {
 	return task == NULL ? 0 : task->imm_data_len;
 }
 
 /* An oversized length is refused at submit (check). */
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task, uint8_t *imm_data,
 						uint32_t imm_data_len)
 {
@@ -554,7 +554,7 @@ void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_
 	task->imm_data_len = imm_data_len;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
 {
 	return task == NULL ? NULL : &task->task;
@@ -916,7 +916,7 @@ static const struct softdoca_task_ops post_recv_ops = {
 	.check = post_recv_check,
 };
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection, struct doca_mmap *buf_mmap,
 					struct doca_comch_consumer **consumer)
 {
@@ -947,7 +947,7 @@ free_c:
 	return status;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 {
 	doca_error_t status;
@@ -964,13 +964,13 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
 {
 	return consumer == NULL ? NULL : &consumer->ctx;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
 {
 	if (consumer == NULL || id == NULL)
@@ -979,45 +979,45 @@ doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consum
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
 {
 	return devinfo == NULL ? null_arg(__func__, "devinfo") : DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo, uint32_t *max_num_tasks)
 {
 	return comch_cap_u32(devinfo, max_num_tasks, COMCH_FP_MAX_SLOTS, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo, uint32_t *max_buf_size)
 {
 	return comch_cap_u32(devinfo, max_buf_size, COMCH_FP_MAX_BUF, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_buf_list_len)
 {
 	return comch_cap_u32(devinfo, max_buf_list_len, 1, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo, uint32_t *max_consumers)
 {
 	return comch_cap_u32(devinfo, max_consumers, COMCH_FP_MAX_CONSUMERS, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
 							  uint32_t *max_imm_data_len)
 {
 	return comch_cap_u32(devinfo, max_imm_data_len, COMCH_FP_MAX_IMM, __func__);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer, uint32_t *imm_data_len)
 {
 	if (consumer == NULL || imm_data_len == NULL)
@@ -1026,7 +1026,7 @@ doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consum
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer, uint32_t imm_data_len)
 {
 	if (consumer == NULL)
@@ -1042,7 +1042,7 @@ doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *co
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 	struct doca_comch_consumer *consumer, doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
 	doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb, uint32_t num_post_recv_tasks)
@@ -1057,7 +1057,7 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 					   (doca_task_completion_cb_t)task_error_cb, num_post_recv_tasks);
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer,
 							   struct doca_buf *buf,
 							   struct doca_comch_consumer_task_post_recv **task)
@@ -1080,38 +1080,38 @@ doca_error_t doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_con
 	return DOCA_SUCCESS;
 }
 
-DOCA_EXPERIMENTAL
-struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(struct doca_comch_consumer_task_post_recv *task)
+DOCA_STABLE
+struct doca_buf *doca_comch_consumer_task_post_recv_get_buf(const struct doca_comch_consumer_task_post_recv *task)
 {
 	return task == NULL ? NULL : task->buf;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 void doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task, struct doca_buf *buf)
 {
 	if (task != NULL)
 		task->buf = buf;
 }
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_consumer_task_post_recv_get_producer_id(struct doca_comch_consumer_task_post_recv *task)
+DOCA_STABLE
+uint32_t doca_comch_consumer_task_post_recv_get_producer_id(const struct doca_comch_consumer_task_post_recv *task)
 {
 	return task == NULL ? 0 : task->producer_id;
 }
 
-DOCA_EXPERIMENTAL
-uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(struct doca_comch_consumer_task_post_recv *task)
+DOCA_STABLE
+const uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(const struct doca_comch_consumer_task_post_recv *task)
 {
 	return task == NULL ? NULL : task->imm;
 }
 
-DOCA_EXPERIMENTAL
-uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(struct doca_comch_consumer_task_post_recv *task)
+DOCA_STABLE
+uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(const struct doca_comch_consumer_task_post_recv *task)
 {
 	return task == NULL ? 0 : task->imm_len;
 }
 
-DOCA_EXPERIMENTAL
+DOCA_STABLE
 struct doca_task *doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
 {
 	return task == NULL ? NULL : &task->task;
@@ -1131,11 +1131,15 @@ FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_get_dpa_handle(
 FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_set_max_num_consumers(
 	struct doca_comch_consumer_completion *consumer_comp, uint32_t max_num_consumers))
 FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_get_max_num_consumers(
-	struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_consumers))
+	const struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_consumers))
 FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_set_max_num_recv(
 	struct doca_comch_consumer_completion *consumer_comp, uint32_t max_num_recv))
 FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_get_max_num_recv(
-	struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_recv))
+	const struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_recv))
+FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_set_imm_data_len(
+	struct doca_comch_consumer_completion *consumer_comp, uint32_t imm_data_len))
+FASTPATH_STUB(doca_error_t doca_comch_consumer_completion_get_imm_data_len(
+	const struct doca_comch_consumer_completion *consumer_comp, uint32_t *imm_data_len))
 FASTPATH_STUB(doca_error_t doca_comch_consumer_set_dev_max_num_recv(struct doca_comch_consumer *consumer,
 								    uint32_t dev_num_recv))
 FASTPATH_STUB(doca_error_t doca_comch_consumer_set_completion(struct doca_comch_consumer *consumer,

@@ -9,9 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Internal functions that other softdoca libraries (dma, rdma, argp) call.
- * They carry the softdoca_ prefix and are exported next to the DOCA API;
- * everything else is hidden (-fvisibility=hidden plus a version script). */
+/* Internal functions that other parts of softdoca (dma, rdma, comch, argp,
+ * tools and tests) call. They carry the softdoca_ prefix. Every part is
+ * built into libdoca_common (src/meson.build), whose version script
+ * (src/softdoca.map) exports the DOCA API and softdoca's documented calls
+ * only, so these stay inside it; softdoca's tests and doca_caps reach them
+ * through the static softdoca_internal library. */
 #define SOFTDOCA_EXPORT __attribute__((visibility("default")))
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))

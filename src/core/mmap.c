@@ -1165,3 +1165,13 @@ void core_mmap_buf_put(struct doca_mmap *mmap)
 {
 	mmap_put(mmap);
 }
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_mmap_get_mkey(const struct doca_mmap *mmap, const struct doca_dev *dev, uint32_t *mkey)
+{
+	if (mmap == NULL || dev == NULL || mkey == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "doca_mmap_get_mkey: mmap, dev or mkey is NULL");
+	return FAIL(DOCA_ERROR_NOT_SUPPORTED,
+		    "doca_mmap_get_mkey: soft devices have no hardware memory keys (softdoca's RDMA and DMA reach memory "
+		    "through the mmap itself)");
+}

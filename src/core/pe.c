@@ -319,6 +319,20 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_noti
 }
 
 DOCA_STABLE
+doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
+					     union doca_data completion_key)
+{
+	(void)completion_key;
+	if (pe == NULL) {
+		SDK_LOG_ERR("doca_pe_set_notification_handle: pe is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	SDK_LOG_ERR("doca_pe_set_notification_handle: a PE takes no outside handle on Linux (handle %lld refused); "
+		    "wait on the PE's own one from doca_pe_get_notification_handle", (long long)handle);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+DOCA_STABLE
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 {
 	if (pe == NULL) {

@@ -40,6 +40,10 @@ struct doca_dma {
 	struct softdoca_task_type memcpy_type;
 	struct doca_task *queue_head; /* submitted, not yet executed */
 	struct doca_task *queue_tail;
+	/* doca_dma_set_ordered_completions: recorded; the queue above is FIFO
+	 * and dma_progress completes it front to back, so completions are in
+	 * submission order whether it is set or not. */
+	bool ordered_completions;
 };
 
 _Static_assert(offsetof(struct doca_dma_task_memcpy, task) == 0, "task must come first");
@@ -446,4 +450,28 @@ DOCA_STABLE
 struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
 {
 	return task == NULL ? NULL : task->dst;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t enable)
+{
+	if (dma == NULL) {
+		SDK_LOG_ERR("doca_dma_set_ordered_completions: dma is NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (softdoca_live_check(&dma->ctx, SOFTDOCA_LIVE_CTX, __func__) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (softdoca_ctx_check_idle(&dma->ctx, "doca_dma_set_ordered_completions") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	dma->ordered_completions = enable != 0;
+	return DOCA_SUCCESS;
+}
+
+DOCA_EXPERIMENTAL
+doca_error_t doca_dma_get_gpu_handle(struct doca_dma *dma, struct doca_gpu_dma **gpu_dma)
+{
+	(void)dma;
+	(void)gpu_dma;
+	SDK_LOG_ERR("doca_dma_get_gpu_handle: soft devices have no GPU data path");
+	return DOCA_ERROR_NOT_SUPPORTED;
 }

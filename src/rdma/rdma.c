@@ -17,7 +17,6 @@
 
 #include <doca_dev.h>
 #include <doca_rdma.h>
-#include <doca_rdma_bridge.h>
 
 #include "dev.h"
 #include "live.h"
@@ -342,38 +341,4 @@ doca_error_t doca_rdma_dpa_completion_attach(struct doca_rdma *rdma, struct doca
 	(void)rdma;
 	(void)dpa_comp;
 	return rdma_no_accelerator(__func__);
-}
-
-DOCA_STABLE
-doca_error_t doca_rdma_bridge_get_dev_pd(const struct doca_dev *dev, struct ibv_pd **pd)
-{
-	(void)dev;
-	(void)pd;
-	return rdma_no_verbs(__func__);
-}
-
-DOCA_STABLE
-doca_error_t doca_rdma_bridge_open_dev_from_pd(struct ibv_pd *pd, struct doca_dev **dev)
-{
-	(void)pd;
-	(void)dev;
-	return rdma_no_verbs(__func__);
-}
-
-DOCA_STABLE
-doca_error_t doca_rdma_bridge_get_buf_mkey(const struct doca_buf *buf, struct doca_dev *dev, uint32_t *mkey)
-{
-	(void)buf;
-	(void)dev;
-	(void)mkey;
-	return rdma_no_verbs(__func__);
-}
-
-DOCA_EXPERIMENTAL
-doca_error_t doca_rdma_bridge_get_mmap_mkey_from_pd(const struct doca_mmap *mmap, struct ibv_pd *pd, uint32_t *mkey)
-{
-	(void)mmap;
-	(void)pd;
-	(void)mkey;
-	return rdma_no_verbs(__func__);
 }

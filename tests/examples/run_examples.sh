@@ -69,8 +69,8 @@ if ! (cd examples/go &&
 	fail "go build in examples/go failed ($(go version))"
 fi
 linked=$(ldd "$gobin")
-grep -q "libdoca_rdma.so.* => $libdir/" <<<"$linked" ||
-	fail "ldd $gobin does not show the installed libdoca_rdma ($libdir): $linked"
+grep -q "libdoca_common.so.* => $libdir/" <<<"$linked" ||
+	fail "ldd $gobin does not show the installed libdoca_common, where the calls are ($libdir): $linked"
 grep -q "librdma_send_sample.so => $work/rdma_send/" <<<"$linked" ||
 	fail "the Go program does not use the shipped sample's librdma_send_sample.so: $linked"
 

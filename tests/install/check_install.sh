@@ -21,7 +21,7 @@ version=$(pkg-config --modversion doca)
 [ "$version" = "3.3.0" ] || { echo "pkg-config --modversion doca: $version, want 3.3.0"; exit 1; }
 # With the ones NVIDIA's storage application asks for (comch, compress,
 # erasure coding).
-for m in doca-common doca-dma doca-argp doca-rdma doca-comch doca-compress doca-erasure-coding; do
+for m in doca-common doca-dma doca-argp doca-rdma doca-comch doca-compress doca-erasure-coding doca-dpa; do
 	pkg-config --exists "$m" || { echo "pkg-config module $m missing"; exit 1; }
 done
 

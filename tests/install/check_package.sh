@@ -114,9 +114,9 @@ check_files() {
 		/usr/share/doc/softdoca/copyright /usr/share/doc/softdoca/changelog.gz)
 	# Compress and erasure coding are the API only (a soft device has no engine).
 	for h in doca_dev.h doca_rdma.h doca_argp.h doca_dma.h doca_version.h doca_comch.h doca_comch_producer.h \
-		doca_comch_consumer.h doca_compress.h doca_erasure_coding.h; do want+=("$prefix/include/$h"); done
-	modules=(doca doca-common doca-rdma doca-dma doca-argp doca-comch doca-compress doca-erasure-coding)
-	for l in common rdma dma argp comch compress erasure_coding; do
+		doca_comch_consumer.h doca_compress.h doca_erasure_coding.h doca_dpa.h; do want+=("$prefix/include/$h"); done
+	modules=(doca doca-common doca-rdma doca-dma doca-argp doca-comch doca-compress doca-erasure-coding doca-dpa)
+	for l in common rdma dma argp comch compress erasure_coding dpa; do
 		want+=("$libdir/libdoca_$l.so" "$libdir/libdoca_$l.so.3")
 	done
 	for m in "${modules[@]}"; do

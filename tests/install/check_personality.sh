@@ -18,15 +18,15 @@ if [ "${1:-}" = "--tree" ]; then
 	build=$3
 	host_cflags="-I$src/include"
 	dpu_cflags="-I$src/include/doca-dpu -I$src/include"
-	libs="-L$build/src/core -ldoca_common"
-	libdir="$build/src/core"
+	libs="-L$build/src -ldoca_common"
+	libdir="$build/src"
 else
 	build=${1:-build}
 	src="$(dirname "$0")/../.."
 	meson install -C "$build" --destdir "$work/stage" >/dev/null
 	pcdir=$(dirname "$(find "$work/stage" -path '*/pkgconfig/doca-common.pc' -print -quit)")
 	[ -f "$pcdir-dpu/doca-common.pc" ] || fail "no pkgconfig-dpu/doca-common.pc next to $pcdir"
-	for m in doca doca-common doca-dma doca-argp doca-rdma doca-comch doca-compress doca-erasure-coding; do
+	for m in doca doca-common doca-dma doca-argp doca-rdma doca-comch doca-compress doca-erasure-coding doca-dpa; do
 		[ -f "$pcdir-dpu/$m.pc" ] || fail "no DPU personality of module $m"
 	done
 	export PKG_CONFIG_SYSROOT_DIR="$work/stage"

@@ -92,10 +92,12 @@ for name in $build_names; do
 	ninja -C "$out" >"$stage/ninja-$name.log" 2>&1 || { cat "$stage/ninja-$name.log"; fail "ninja -C $out failed ($name)"; }
 	! grep -q "warning:" "$stage/ninja-$name.log" || { cat "$stage/ninja-$name.log"; fail "$name: the build warns"; }
 	[ -x "$out/doca_$name" ] || fail "$name: no doca_$name in $out"
-	# Linked against the staged libraries, not some other install.
+	# Linked against the staged libraries, not some other install: the
+	# calls are in libdoca_common (the linker may drop libdoca_rdma, which
+	# only depends on it, as unneeded).
 	linked=$(ldd "$out/doca_$name")
-	grep -q "libdoca_rdma.so.* => $libdir/" <<<"$linked" ||
-		fail "$name: doca_$name does not use $libdir/libdoca_rdma.so: $(grep doca <<<"$linked")"
+	grep -q "libdoca_common.so.* => $libdir/" <<<"$linked" ||
+		fail "$name: doca_$name does not use $libdir/libdoca_common.so: $(grep doca <<<"$linked")"
 	[ -f "$out/lib${name}_sample.so" ] || fail "$name: no lib${name}_sample.so in $out"
 	# The shared object offers the entry function and has no main().
 	syms=$(nm -D --defined-only "$out/lib${name}_sample.so")

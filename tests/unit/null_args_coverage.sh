@@ -9,7 +9,9 @@ command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not installed"; exit 77; }
 exported=$(mktemp)
 covered=$(mktemp)
 trap 'rm -f "$exported" "$covered"' EXIT
-nm -D --defined-only "$@" | awk '$2 == "T" && $3 ~ /^doca_/ { print $3 }' | sort -u >"$exported"
+# Comch's calls (in libdoca_common with the rest) have their argument
+# checks in test_comch and test_comch_fastpath instead.
+nm -D --defined-only "$@" | awk '$2 == "T" && $3 ~ /^doca_/ && $3 !~ /^doca_comch_/ { print $3 }' | sort -u >"$exported"
 "$test_bin" --list | sort -u >"$covered"
 missing=$(comm -23 "$exported" "$covered")
 if [ -n "$missing" ]; then

@@ -1112,9 +1112,9 @@ static void test_null_args(void **state)
 	assert_int_equal(doca_comch_server_get_device(srv, NULL), IV);
 	assert_int_equal(doca_comch_client_get_device(NULL, &dev), IV);
 	assert_int_equal(doca_comch_client_get_device(cli, NULL), IV);
-	assert_int_equal(doca_comch_server_get_device_repr(NULL, &rep), IV);
-	assert_int_equal(doca_comch_server_get_device_repr(srv, NULL), IV);
-	assert_int_equal(doca_comch_server_get_device_repr(srv, &rep), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_get_device_rep(NULL, &rep), IV);
+	assert_int_equal(doca_comch_server_get_device_rep(srv, NULL), IV);
+	assert_int_equal(doca_comch_server_get_device_rep(srv, &rep), DOCA_SUCCESS);
 	assert_ptr_equal(rep, TEST_REP);
 	assert_int_equal(doca_comch_client_get_connection(NULL, &conn), IV);
 	assert_int_equal(doca_comch_client_get_connection(cli, NULL), IV);

@@ -1270,6 +1270,25 @@ static void test_other_function_unreached(void **state)
 	side_close();
 }
 
+/* The DPA consumer completion (DOCA's "consumer creation on DPA" calls,
+ * DOCA 3.x's imm_data_len pair among them): no DPA on a soft device, so each
+ * answers NOT_SUPPORTED and leaves its outputs alone. */
+static void test_dpa_consumer_completion_refused(void **state)
+{
+	struct doca_comch_consumer_completion *comp = NULL;
+	const struct doca_comch_consumer_completion *ccomp = NULL;
+	uint32_t v = 7;
+
+	(void)state;
+	assert_int_equal(doca_comch_consumer_completion_create(&comp), DOCA_ERROR_NOT_SUPPORTED);
+	assert_null(comp);
+	assert_int_equal(doca_comch_consumer_completion_set_imm_data_len(comp, 16), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_completion_get_imm_data_len(ccomp, &v), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_completion_get_max_num_consumers(ccomp, &v), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_consumer_completion_get_max_num_recv(ccomp, &v), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(v, 7);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1283,6 +1302,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_other_function_unreached, setup_dir, teardown_dir),
+		cmocka_unit_test(test_dpa_consumer_completion_refused),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

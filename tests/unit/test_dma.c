@@ -37,6 +37,7 @@ static struct env E;
 static int ok_calls, err_calls;
 static doca_error_t statuses[64];
 static int num_statuses;
+static uint64_t done_order[64]; /* task user data, in completion order */
 static bool stop_in_first_callback;
 static doca_error_t stop_result;
 static enum doca_ctx_states seen_states[8];
@@ -63,8 +64,8 @@ static void release_task(struct doca_dma_task_memcpy *task)
 
 static void on_ok(struct doca_dma_task_memcpy *task, union doca_data tu, union doca_data cu)
 {
-	(void)tu;
 	assert_ptr_equal(cu.ptr, &E);
+	done_order[ok_calls % 64] = tu.u64;
 	ok_calls++;
 	release_task(task);
 }
@@ -388,6 +389,46 @@ static void test_caps_and_bad_args(void **state)
 	assert_int_equal(doca_dma_task_memcpy_set_conf(NULL, on_ok, on_err, 4), DOCA_ERROR_INVALID_VALUE);
 }
 
+/* doca_dma_set_ordered_completions (DOCA 3.2+, NVIDIA's virtiofs sets it
+ * before start): a setter of an idle context; softdoca's DMA completes in
+ * submission order, so tasks of different sizes submitted together come
+ * back in the order they went in. */
+static void test_ordered_completions(void **state)
+{
+	struct doca_dma *dma;
+	struct doca_gpu_dma *gpu = NULL;
+	struct doca_buf *src[8], *dst[8];
+	struct doca_dma_task_memcpy *task;
+	int i;
+
+	(void)state;
+	assert_int_equal(doca_dma_create(E.dev, &dma), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_set_ordered_completions(dma, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_set_ordered_completions(dma, 0), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_destroy(dma), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_set_ordered_completions(NULL, 1), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_dma_set_ordered_completions(E.dma, 1), DOCA_ERROR_BAD_STATE); /* running */
+	assert_int_equal(doca_dma_get_gpu_handle(E.dma, &gpu), DOCA_ERROR_NOT_SUPPORTED);
+	assert_null(gpu);
+
+	for (i = 0; i < 8; i++) {
+		union doca_data ud = {.u64 = 100 + (uint64_t)i};
+		size_t len = (size_t)(8 - i) * 200; /* the first is the largest */
+
+		src[i] = buf_data(0, len);
+		dst[i] = buf_empty(4096, 2000);
+		assert_int_equal(doca_dma_task_memcpy_alloc_init(E.dma, src[i], dst[i], ud, &task), DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(task)), DOCA_SUCCESS);
+	}
+	run_until(8);
+	assert_int_equal(err_calls, 0);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(done_order[i], 100 + (uint64_t)i);
+		doca_buf_dec_refcount(src[i], NULL);
+		doca_buf_dec_refcount(dst[i], NULL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +440,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stop_in_callback_flushes_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notification, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_caps_and_bad_args, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ordered_completions, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

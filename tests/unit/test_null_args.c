@@ -36,6 +36,7 @@
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
+#include <doca_dpa.h>
 #include <doca_erasure_coding.h>
 #include <doca_error.h>
 #include <doca_log.h>
@@ -130,6 +131,7 @@ static const char *const nc_unsupported[] = {
 	"doca_ctx_set_completion_vector",
 	"doca_ctx_set_datapath_on_dpa",
 	"doca_ctx_set_datapath_on_gpu",
+	"doca_dma_get_gpu_handle",
 	"doca_mmap_dev_get_dpa_handle",
 	"doca_mmap_set_dmabuf_memrange",
 	"doca_mmap_set_dpa_memrange",
@@ -158,6 +160,9 @@ static const char *const nc_unsupported[] = {
 
 static bool nc_is_unsupported(const char *name)
 {
+	/* DOCA DPA: no DPA object can exist on a soft device (doca_dpa.h) */
+	if (strncmp(name, "doca_dpa_", 9) == 0 && strcmp(name, "doca_dpa_cap_is_supported") != 0)
+		return true;
 	for (size_t i = 0; i < sizeof(nc_unsupported) / sizeof(nc_unsupported[0]); i++)
 		if (strcmp(nc_unsupported[i], name) == 0)
 			return true;
