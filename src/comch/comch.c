@@ -86,6 +86,9 @@ struct doca_comch_connection {
 	union doca_data user_data;
 	enum comch_conn_state state;
 	bool send_failed; /* a send found the peer gone: reported by the next read */
+	/* Dead, with its disconnection callback still to run (server_deliver,
+	 * after the task completions of the same doca_pe_progress). */
+	bool disconnect_pending;
 	uint32_t id;
 	uint32_t max_msg_size; /* what the peer accepts, as negotiated */
 	uint64_t deadline_ns;  /* handshake */
@@ -293,7 +296,7 @@ static void ep_sweep(struct comch_ep *ep)
 	while (*pp != NULL) {
 		struct doca_comch_connection *conn = *pp;
 
-		if (conn->state != COMCH_CONN_DEAD) {
+		if (conn->state != COMCH_CONN_DEAD || conn->disconnect_pending) {
 			pp = &conn->next;
 			continue;
 		}
@@ -722,8 +725,34 @@ static void server_conn_lost(struct doca_comch_server *server, struct doca_comch
 	if (was_established)
 		conn_expire_consumers(conn);
 	conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+	/* Told after the completions already queued (server_deliver): a
+	 * program may free what belongs to the connection in its
+	 * disconnection callback (shoc's comch_data_server does), so no
+	 * completion of a task on it may come after. */
 	if (was_established && server->disconnect_cb != NULL)
-		server->disconnect_cb(&server->conn_event, conn, 1);
+		conn->disconnect_pending = true;
+}
+
+/* After the task completions of this doca_pe_progress: the disconnection
+ * callbacks of the connections that died in it. */
+static unsigned int server_deliver(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_from_ep(ep_from_ctx(ctx));
+	unsigned int events = 0;
+
+	for (struct doca_comch_connection *c = server->ep.conns; c != NULL; c = c->next) {
+		if (!c->disconnect_pending)
+			continue;
+		c->disconnect_pending = false;
+		/* A server being stopped closes every connection itself. */
+		if (ctx->state != DOCA_CTX_STATE_RUNNING || server->disconnect_cb == NULL)
+			continue;
+		events++;
+		server->disconnect_cb(&server->conn_event, c, 1);
+	}
+	if (events > 0 && ctx->state == DOCA_CTX_STATE_RUNNING)
+		ep_sweep(&server->ep);
+	return events;
 }
 
 /* One frame from conn; false when conn can take no more this round. */
@@ -888,6 +917,7 @@ static const struct softdoca_ctx_ops server_ctx_ops = {
 	.stop = server_stop,
 	.stopped = server_stopped,
 	.progress = server_progress,
+	.deliver = server_deliver,
 	.has_work = ep_has_work,
 };
 

@@ -136,6 +136,7 @@ struct srv {
 	bool echo;
 	int only_one; /* disconnect any client beyond the first, from the connect callback */
 	int disconnect_in_recv; /* disconnect from the receive callback, then read the message */
+	int sends_done_at_disconnect; /* sent_ok + sent_err when the disconnection callback ran */
 };
 
 static struct srv S;
@@ -163,6 +164,7 @@ static void srv_disconnect(struct doca_comch_event_connection_status_changed *ev
 	(void)ev;
 	(void)conn;
 	(void)ok;
+	S.sends_done_at_disconnect = S.sent_ok + S.sent_err;
 	S.disconnects++;
 }
 
@@ -977,6 +979,43 @@ static void test_disconnect_in_recv(void **state)
 	srv_close();
 }
 
+/* shoc's comch_data_server frees its connection's state in the
+ * disconnection callback: a send on that connection whose completion was
+ * queued must be delivered before that callback, within the same
+ * doca_pe_progress that reads the client's goodbye. */
+static void test_disconnect_after_queued_completions(void **state)
+{
+	struct doca_comch_task_send *task;
+	static uint8_t msg[64];
+	uint64_t end;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+
+	assert_int_equal(cli_open(NULL), 0);
+	end = now_ms() + 5000;
+	while (S.connects < 1 && now_ms() < end) {
+		(void)doca_pe_progress(C.pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.connects, 1);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(S.server, S.last_conn, msg, msg_len(0), &task),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	/* The client leaves before the server's PE runs again. */
+	(void)doca_ctx_stop(C.ctx);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	assert_int_equal(S.sent_ok + S.sent_err, 1);
+	assert_int_equal(S.sends_done_at_disconnect, 1);
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+	srv_close();
+}
+
 /* Many silent connections: beyond the handshake cap they are closed at
  * once instead of holding resources. */
 static void test_pending_cap(void **state)
@@ -1486,6 +1525,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_in_recv, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_disconnect_after_queued_completions, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
