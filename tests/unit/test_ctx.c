@@ -6,10 +6,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include <doca_ctx.h>
+#include <doca_log.h>
 #include <doca_pe.h>
 
 #include "fake_ctx.h"
@@ -436,6 +441,71 @@ static void test_idle_waits_for_library_teardown(void **state)
 	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
 }
 
+/* What the SDK logged (WARNING and up) since sdk_log_open. */
+static FILE *sdk_log;
+
+static void sdk_log_open(void)
+{
+	struct doca_log_backend *backend;
+
+	sdk_log = tmpfile();
+	assert_non_null(sdk_log);
+	assert_int_equal(doca_log_backend_create_with_file_sdk(sdk_log, &backend), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+}
+
+static int sdk_log_count(const char *needle)
+{
+	char line[1024];
+	int n = 0;
+
+	fflush(sdk_log);
+	rewind(sdk_log);
+	while (fgets(line, sizeof(line), sdk_log) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(sdk_log, 0, SEEK_END);
+	return n;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A stop that lingers (here: the library's teardown) is said once at
+ * WARNING after SOFTDOCA_PE_STALL_MS (main sets 100 ms), with what holds
+ * it and the call that finishes it. */
+static void test_lingering_stop_explained_once(void **state)
+{
+	struct fixture *fx = *state;
+	const char *needle = "has been stopping for";
+	uint64_t end;
+
+	if (sdk_log == NULL)
+		sdk_log_open();
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	fx->f->stop_blocked = true;
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(sdk_log_count(needle), 0);
+	end = mono_ms() + 3000;
+	while (sdk_log_count(needle) == 0 && mono_ms() < end)
+		(void)doca_pe_progress(fx->pe);
+	assert_int_equal(sdk_log_count(needle), 1);
+	assert_int_equal(sdk_log_count("doca_pe_progress"), 1);
+	/* Once per stop, however long it lasts. */
+	end = mono_ms() + 250;
+	while (mono_ms() < end)
+		(void)doca_pe_progress(fx->pe);
+	assert_int_equal(sdk_log_count(needle), 1);
+	fx->f->stop_blocked = false;
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
+}
+
 static void test_async_start(void **state)
 {
 	struct fixture *fx = *state;
@@ -516,11 +586,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_free_inflight_released_by_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_inflight_then_completion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_waits_for_library_teardown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lingering_stop_explained_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fatal_error_stops, setup, teardown),
 		cmocka_unit_test(test_null_arguments),
 	};
 
+	/* Before the first PE reads it: lingering stops are explained fast. */
+	setenv("SOFTDOCA_PE_STALL_MS", "100", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
