@@ -100,7 +100,8 @@ struct softdoca_task_type {
 	doca_task_completion_cb_t error_cb;
 	uint32_t num_tasks;   /* from set_conf; 0 = not configured */
 	size_t task_size;     /* size of the library's task struct */
-	void *pool;           /* num_tasks * task_size, while not IDLE */
+	void *pool;           /* pool_tasks * task_size, while not IDLE or tasks are held */
+	uint32_t pool_tasks;  /* how many tasks pool holds (num_tasks when it was made) */
 	struct doca_task *free_list;
 	uint32_t num_allocated;
 	bool empty_explained; /* the empty pool was explained in this run */

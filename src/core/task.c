@@ -27,6 +27,7 @@ SOFTDOCA_EXPORT void softdoca_task_type_init(struct softdoca_task_type *type, st
 	type->task_size = task_size;
 	type->num_tasks = 0;
 	type->pool = NULL;
+	type->pool_tasks = 0;
 	type->free_list = NULL;
 	type->num_allocated = 0;
 	if (ctx->num_task_types < SOFTDOCA_CTX_MAX_TASK_TYPES)
@@ -72,6 +73,7 @@ static doca_error_t task_pool_create(struct softdoca_task_type *type)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	type->pool = mem;
+	type->pool_tasks = type->num_tasks;
 	type->free_list = NULL;
 	/* Push in reverse so tasks come out in array order. */
 	for (i = type->num_tasks; i-- > 0;) {
@@ -90,6 +92,7 @@ static void task_pool_destroy(struct softdoca_task_type *type)
 {
 	free(type->pool);
 	type->pool = NULL;
+	type->pool_tasks = 0;
 	type->free_list = NULL;
 	type->num_allocated = 0;
 }
@@ -134,7 +137,8 @@ doca_error_t core_task_pools_create(struct doca_ctx *ctx)
 			SDK_LOG_WARN("%s: %u task(s) allocated before the last doca_ctx_stop are still allocated; they "
 				     "stay valid and this start keeps their pool of %u tasks (free them with "
 				     "doca_task_free)",
-				     type->name, type->num_allocated, type->num_tasks);
+				     type->name, type->num_allocated, type->pool_tasks);
+			type->num_tasks = type->pool_tasks; /* what libraries size by */
 			continue;
 		}
 		task_pool_destroy(type);
@@ -163,14 +167,14 @@ static __attribute__((noinline, cold)) void task_pool_explain_empty(struct softd
 	const struct doca_ctx *ctx = type->ctx;
 
 	if (type->empty_explained) {
-		SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->num_tasks);
+		SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->pool_tasks);
 		return;
 	}
 	type->empty_explained = true;
 	SDK_LOG_WARN("%s alloc: DOCA_ERROR_NO_MEMORY: all %u tasks of its pool are allocated; %zu task(s) of this %s "
 		     "context in flight. Free tasks once they complete (doca_task_free) or raise num_tasks in this "
 		     "task type's set_conf before doca_ctx_start (said once per task type and start)",
-		     type->name, type->num_tasks, ctx->num_inflight, ctx->ops->name);
+		     type->name, type->pool_tasks, ctx->num_inflight, ctx->ops->name);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc_on(struct softdoca_task_type *type, union doca_data user_data,
