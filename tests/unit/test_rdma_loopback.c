@@ -780,6 +780,29 @@ static void test_flush_on_stop(void **state)
 	put(dst);
 }
 
+/* NVIDIA's secure_channel pattern on RDMA: receives posted, freed while
+ * in flight, then the context stopped: no error line per free, no
+ * callback for them, and the stop reaches IDLE. */
+static void test_free_posted_receives_then_stop(void **state)
+{
+	struct doca_buf *dst[2] = {buf_on(local_mm, mem + 2048, 8, 0), buf_on(local_mm, mem + 3072, 8, 0)};
+	struct doca_rdma_task_receive *recv[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		recv[i] = post_receive(&A, dst[i]);
+	progress_rounds(10);
+	for (int i = 0; i < 2; i++)
+		doca_task_free(doca_rdma_task_receive_as_task(recv[i]));
+	assert_int_equal(doca_ctx_stop(A.ctx), DOCA_ERROR_IN_PROGRESS);
+	side_stop(&A);
+	assert_int_equal(state_of(&A), DOCA_CTX_STATE_IDLE);
+	assert_int_equal(done_count, 0);
+	assert_true(progress_until(&B.disconnected, 1));
+	for (int i = 0; i < 2; i++)
+		put(dst[i]);
+}
+
 /* ---- leaks ---------------------------------------------------------------------------------------- */
 
 static int count_fds(void)
@@ -864,6 +887,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ordering_behind_waiting_send, setup_pair, teardown_sides),
 		cmocka_unit_test(test_send_queue_full),
 		cmocka_unit_test_setup_teardown(test_disconnect, setup_pair, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_free_posted_receives_then_stop, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_flush_on_stop, setup_pair, teardown_sides),
 		cmocka_unit_test(test_many_runs_flat),
 	};

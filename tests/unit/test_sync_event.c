@@ -1069,6 +1069,28 @@ static void test_ctx_zero_num_tasks(void **state)
 	assert_ok(doca_pe_destroy(pe));
 }
 
+/* A wait task freed while it waits: the stop's flush releases it, no
+ * callback runs, and the context goes idle (the sync event's flush path
+ * completes every task in flight). */
+static void test_ctx_free_waiting_task(void **state)
+{
+	struct doca_sync_event_task_wait_eq *eq;
+	union doca_data ud = {.u64 = 1};
+	enum doca_ctx_states st = DOCA_CTX_STATE_STOPPING;
+
+	(void)state;
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(C.ev, 99, UINT64_MAX, ud, &eq));
+	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(eq)));
+	doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(eq));
+	assert_int_equal(doca_ctx_stop(C.ctx), DOCA_ERROR_IN_PROGRESS);
+	for (long i = 0; i < 1000000 && st != DOCA_CTX_STATE_IDLE; i++) {
+		(void)doca_pe_progress(C.pe);
+		assert_ok(doca_ctx_get_state(C.ctx, &st));
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(C.ok_calls + C.err_calls, 0);
+}
+
 static void test_ctx_tasks(void **state)
 {
 	struct doca_sync_event_task_get *get;
@@ -1231,6 +1253,7 @@ int main(void)
 		cmocka_unit_test(test_not_supported),
 		cmocka_unit_test(test_ctx_zero_num_tasks),
 		cmocka_unit_test_setup_teardown(test_ctx_tasks, ctx_setup, ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_ctx_free_waiting_task, ctx_setup, ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_bad_tasks, ctx_setup, ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_wait_notifies, ctx_setup, ctx_teardown),
 	};
