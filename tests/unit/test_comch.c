@@ -1016,6 +1016,65 @@ static void test_disconnect_after_queued_completions(void **state)
 	srv_close();
 }
 
+static int cli_sends_done_at_stopping = -1;
+
+static void cli_state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+			 enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)ctx;
+	(void)prev;
+	if (next == DOCA_CTX_STATE_STOPPING)
+		cli_sends_done_at_stopping = C.sent_ok + C.sent_err;
+}
+
+/* The client's side of the same guarantee: a send completion queued
+ * before the server's goodbye is read is delivered before the client's
+ * context goes STOPPING (where programs tear down their state). */
+static void test_client_end_after_queued_completions(void **state)
+{
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	static uint8_t msg[64];
+	uint64_t end;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	memset(&C, 0, sizeof(C));
+	C.dev = open_dev();
+	assert_non_null(C.dev);
+	assert_int_equal(doca_pe_create(&C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(C.dev, NAME, &C.client), DOCA_SUCCESS);
+	C.ctx = doca_comch_client_as_ctx(C.client);
+	assert_int_equal(doca_comch_client_task_send_set_conf(C.client, cli_sent, cli_send_err, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_set_state_changed_cb(C.ctx, cli_state_cb), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(C.pe, C.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(C.ctx), DOCA_ERROR_IN_PROGRESS);
+	end = now_ms() + 5000;
+	while (S.connects < 1 && now_ms() < end) {
+		(void)doca_pe_progress(C.pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.connects, 1);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	/* The server leaves before the client's PE runs again. */
+	(void)doca_ctx_stop(S.ctx);
+	assert_true(progress_until_state(S.pe, S.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(C.sent_ok + C.sent_err, 1);
+	assert_int_equal(cli_sends_done_at_stopping, 1);
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_destroy(S.server), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(S.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(S.dev), DOCA_SUCCESS);
+}
+
 /* Many silent connections: beyond the handshake cap they are closed at
  * once instead of holding resources. */
 static void test_pending_cap(void **state)
@@ -1526,6 +1585,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_in_recv, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_after_queued_completions, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_client_end_after_queued_completions, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),
