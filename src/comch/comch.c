@@ -86,6 +86,9 @@ struct doca_comch_connection {
 	union doca_data user_data;
 	enum comch_conn_state state;
 	bool send_failed; /* a send found the peer gone: reported by the next read */
+	/* Dead, with its disconnection callback still to run (server_deliver,
+	 * after the task completions of the same doca_pe_progress). */
+	bool disconnect_pending;
 	uint32_t id;
 	uint32_t max_msg_size; /* what the peer accepts, as negotiated */
 	uint64_t deadline_ns;  /* handshake */
@@ -148,6 +151,15 @@ struct doca_comch_client {
 	uint64_t start_ns;
 	bool wait_explained;
 	uint8_t secret_refusals; /* in a row, during this start */
+	/* The server left (enum client_close): the client ends in
+	 * client_deliver, after the completions of the same progress call. */
+	uint8_t close_pending;
+};
+
+enum client_close {
+	CLIENT_CLOSE_NONE = 0,
+	CLIENT_CLOSE_BYE,  /* the server closed the connection */
+	CLIENT_CLOSE_LOST, /* it died or broke the protocol */
 };
 
 static uint64_t now_ns(void)
@@ -293,7 +305,7 @@ static void ep_sweep(struct comch_ep *ep)
 	while (*pp != NULL) {
 		struct doca_comch_connection *conn = *pp;
 
-		if (conn->state != COMCH_CONN_DEAD) {
+		if (conn->state != COMCH_CONN_DEAD || conn->disconnect_pending) {
 			pp = &conn->next;
 			continue;
 		}
@@ -722,8 +734,34 @@ static void server_conn_lost(struct doca_comch_server *server, struct doca_comch
 	if (was_established)
 		conn_expire_consumers(conn);
 	conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+	/* Told after the completions already queued (server_deliver): a
+	 * program may free what belongs to the connection in its
+	 * disconnection callback (shoc's comch_data_server does), so no
+	 * completion of a task on it may come after. */
 	if (was_established && server->disconnect_cb != NULL)
-		server->disconnect_cb(&server->conn_event, conn, 1);
+		conn->disconnect_pending = true;
+}
+
+/* After the task completions of this doca_pe_progress: the disconnection
+ * callbacks of the connections that died in it. */
+static unsigned int server_deliver(struct doca_ctx *ctx)
+{
+	struct doca_comch_server *server = server_from_ep(ep_from_ctx(ctx));
+	unsigned int events = 0;
+
+	for (struct doca_comch_connection *c = server->ep.conns; c != NULL; c = c->next) {
+		if (!c->disconnect_pending)
+			continue;
+		c->disconnect_pending = false;
+		/* A server being stopped closes every connection itself. */
+		if (ctx->state != DOCA_CTX_STATE_RUNNING || server->disconnect_cb == NULL)
+			continue;
+		events++;
+		server->disconnect_cb(&server->conn_event, c, 1);
+	}
+	if (events > 0 && ctx->state == DOCA_CTX_STATE_RUNNING)
+		ep_sweep(&server->ep);
+	return events;
 }
 
 /* One frame from conn; false when conn can take no more this round. */
@@ -888,6 +926,7 @@ static const struct softdoca_ctx_ops server_ctx_ops = {
 	.stop = server_stop,
 	.stopped = server_stopped,
 	.progress = server_progress,
+	.deliver = server_deliver,
 	.has_work = ep_has_work,
 };
 
@@ -1002,7 +1041,7 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 		struct comch_frame f;
 		doca_error_t status;
 
-		if (state != DOCA_CTX_STATE_RUNNING && state != DOCA_CTX_STATE_STARTING)
+		if ((state != DOCA_CTX_STATE_RUNNING && state != DOCA_CTX_STATE_STARTING) || client->close_pending)
 			break;
 		status = conn_recv(conn, "comch client", &f);
 		if (status == DOCA_ERROR_AGAIN)
@@ -1029,14 +1068,10 @@ static unsigned int client_read(struct doca_comch_client *client, struct doca_co
 				continue;
 			status = DOCA_ERROR_INVALID_VALUE; /* logged: drop the connection */
 		}
-		conn_expire_consumers(conn);
 		if (status == DOCA_SUCCESS && f.type != COMCH_FRAME_BYE)
 			SDK_LOG_ERR("comch client: server \"%s\" sent an unexpected %u frame", client->ep.name, f.type);
-		conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
-		if (status == DOCA_SUCCESS && f.type == COMCH_FRAME_BYE)
-			softdoca_ctx_end(&client->ep.ctx, "its server closed the connection");
-		else
-			softdoca_ctx_fail(&client->ep.ctx, DOCA_ERROR_CONNECTION_RESET);
+		client->close_pending = status == DOCA_SUCCESS && f.type == COMCH_FRAME_BYE ? CLIENT_CLOSE_BYE :
+											 CLIENT_CLOSE_LOST;
 		break;
 	}
 	return events;
@@ -1053,10 +1088,38 @@ static unsigned int client_progress(struct doca_ctx *ctx)
 	comch_watch_rearm(&client->ep.watch);
 	if (ctx->state == DOCA_CTX_STATE_STARTING && conn->chan.fd < 0)
 		client_try_connect(client, conn, now_ns());
-	if (ctx->state == DOCA_CTX_STATE_RUNNING)
+	if (ctx->state == DOCA_CTX_STATE_RUNNING && !client->close_pending)
 		events += conn_flush(conn);
 	events += client_read(client, conn);
 	return events;
+}
+
+/*
+ * After the task completions of this doca_pe_progress: the end of a
+ * connection the server closed or lost (its consumers' expiry, then the
+ * context's stop). Completions queued before are delivered first, as for
+ * the server's disconnection callback; the sends the end flushes follow
+ * the STOPPING state change, as any stop's flush does.
+ */
+static unsigned int client_deliver(struct doca_ctx *ctx)
+{
+	struct doca_comch_client *client = client_from_ep(ep_from_ctx(ctx));
+	struct doca_comch_connection *conn = client->ep.conns;
+	enum client_close why = (enum client_close)client->close_pending;
+
+	if (why == CLIENT_CLOSE_NONE)
+		return 0;
+	client->close_pending = CLIENT_CLOSE_NONE;
+	/* Stopped meanwhile (from a callback): the stop closed it. */
+	if (conn == NULL || ctx->state != DOCA_CTX_STATE_RUNNING)
+		return 0;
+	conn_expire_consumers(conn);
+	conn_kill(conn, DOCA_ERROR_CONNECTION_RESET);
+	if (why == CLIENT_CLOSE_BYE)
+		softdoca_ctx_end(ctx, "its server closed the connection");
+	else
+		softdoca_ctx_fail(ctx, DOCA_ERROR_CONNECTION_RESET);
+	return 1;
 }
 
 static doca_error_t client_start(struct doca_ctx *ctx)
@@ -1067,6 +1130,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 
 	/* A start that failed during the handshake left its connection. */
 	ep_free_conns(&client->ep);
+	client->close_pending = CLIENT_CLOSE_NONE;
 	status = softdoca_dev_pcie_link(ctx->dev, &client->link);
 	if (status != DOCA_SUCCESS)
 		return status;
@@ -1099,6 +1163,7 @@ static const struct softdoca_ctx_ops client_ctx_ops = {
 	.stop = ep_stop,
 	.stopped = client_stopped,
 	.progress = client_progress,
+	.deliver = client_deliver,
 	.has_work = ep_has_work,
 };
 

@@ -4,12 +4,20 @@
  * Every state change goes through ctx_set_state, which fires the
  * state-changed callback. IDLE -> RUNNING (or STARTING) happens in
  * doca_ctx_start; RUNNING -> STOPPING in doca_ctx_stop or on a fatal error;
- * STOPPING -> IDLE once no task is in flight or allocated and the library
- * has finished its teardown — inside doca_ctx_stop when that is already
- * true, otherwise from doca_pe_progress.
+ * STOPPING -> IDLE once no task is in flight and the library has finished
+ * its teardown — inside doca_ctx_stop when that is already true (it returns
+ * DOCA_SUCCESS), otherwise from doca_pe_progress once the flushed tasks'
+ * completions were delivered (doca_ctx_stop returned DOCA_ERROR_IN_PROGRESS).
+ *
+ * Tasks that are allocated but not in flight do not hold a stop: DOCA's
+ * doca_ctx_stop returns IN_PROGRESS only when "some tasks are still in
+ * progress" (doca_ctx.h), and programs written against hardware free
+ * their reusable tasks after the context is idle (Tonny-Gu/dpa-bench);
+ * such tasks stay valid until freed (task.c, core_task_pools_release).
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "bad_state.h"
 #include "ctx.h"
@@ -20,6 +28,15 @@
 #include "trace.h"
 
 SDK_LOG_REGISTER(CTX)
+
+static uint64_t ctx_now_ns(void)
+{
+	struct timespec ts;
+
+	/* Coarse is enough for seconds of waiting, and cheap. */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 SOFTDOCA_EXPORT const char *softdoca_ctx_state_name(enum doca_ctx_states state)
 {
@@ -156,7 +173,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
 		return DOCA_ERROR_IN_PROGRESS;
 	}
-	core_task_pools_destroy(ctx);
+	core_task_pools_release(ctx);
 	return status;
 }
 
@@ -169,12 +186,14 @@ SOFTDOCA_EXPORT void softdoca_ctx_start_done(struct doca_ctx *ctx, doca_error_t 
 		return;
 	}
 	SDK_LOG_ERR("%s context failed to start: %s", ctx->ops->name, doca_error_get_descr(status));
-	core_task_pools_destroy(ctx);
+	core_task_pools_release(ctx);
 	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 }
 
 static void ctx_begin_stop(struct doca_ctx *ctx)
 {
+	ctx->stop_ns = ctx_now_ns();
+	ctx->stop_explained = false;
 	ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
 	if (ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);
@@ -182,15 +201,40 @@ static void ctx_begin_stop(struct doca_ctx *ctx)
 
 bool core_ctx_try_finish_stop(struct doca_ctx *ctx)
 {
-	if (ctx->num_inflight > 0 || ctx->num_allocated > 0)
+	if (ctx->num_inflight > 0)
 		return false;
 	if (ctx->ops->stop_finished != NULL && !ctx->ops->stop_finished(ctx))
 		return false;
 	if (ctx->ops->stopped != NULL)
 		ctx->ops->stopped(ctx);
-	core_task_pools_destroy(ctx);
+	/* Before the state change: the state callback may free the tasks
+	 * still allocated, which then drop the pools themselves. */
+	core_task_pools_release(ctx);
 	ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 	return true;
+}
+
+void core_ctx_explain_stopping(struct doca_ctx *ctx)
+{
+	uint32_t after_ms = softdoca_explain_after_ms();
+	uint64_t waited_ms;
+
+	if (ctx->stop_explained || after_ms == 0)
+		return;
+	waited_ms = (ctx_now_ns() - ctx->stop_ns) / 1000000u;
+	if (waited_ms < after_ms)
+		return;
+	ctx->stop_explained = true;
+	if (ctx->num_inflight > 0) {
+		SDK_LOG_WARN("%s context %p has been stopping for %llu ms: %zu task(s) still in flight; their flushed "
+			     "completions are delivered by doca_pe_progress (said once per stop)",
+			     ctx->ops->name, (void *)ctx, (unsigned long long)waited_ms, ctx->num_inflight);
+		return;
+	}
+	SDK_LOG_WARN("%s context %p has been stopping for %llu ms: no task is in flight; the context is still "
+		     "tearing down (its peers or connections are closing), which doca_pe_progress finishes (said once "
+		     "per stop)",
+		     ctx->ops->name, (void *)ctx, (unsigned long long)waited_ms);
 }
 
 DOCA_STABLE
@@ -216,8 +260,9 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	 * (as DOCA does: a stop from callback context is asynchronous). */
 	if (!atomic_load_explicit(&ctx->pe->progressing, memory_order_relaxed) && core_ctx_try_finish_stop(ctx))
 		return DOCA_SUCCESS;
-	SDK_LOG_DBG("%s ctx %p stopping: %zu tasks in flight, %u allocated", ctx->ops->name, (void *)ctx,
-		    ctx->num_inflight, ctx->num_allocated);
+	SDK_LOG_DBG("%s ctx %p stopping: %zu task(s) in flight; doca_pe_progress delivers their flushed completions "
+		    "and finishes the stop",
+		    ctx->ops->name, (void *)ctx, ctx->num_inflight);
 	return DOCA_ERROR_IN_PROGRESS;
 }
 

@@ -72,6 +72,10 @@ struct doca_task {
 	union doca_data user_data;
 	doca_error_t status;
 	uint8_t state;           /* enum softdoca_task_state */
+	/* doca_task_free was called while it was in flight: it goes back to
+	 * its pool when its completion (or stop's flush) is delivered, and
+	 * no callback runs for it (the application gave it up). */
+	bool freed;
 	bool no_flush;           /* being submitted without DOCA_TASK_SUBMIT_FLAG_FLUSH */
 	struct doca_task *next;  /* pool free list, a library queue, or the PE completion queue */
 	/* Set while a graph instance runs this task as a node: the completion
@@ -96,7 +100,8 @@ struct softdoca_task_type {
 	doca_task_completion_cb_t error_cb;
 	uint32_t num_tasks;   /* from set_conf; 0 = not configured */
 	size_t task_size;     /* size of the library's task struct */
-	void *pool;           /* num_tasks * task_size, while not IDLE */
+	void *pool;           /* pool_tasks * task_size, while not IDLE or tasks are held */
+	uint32_t pool_tasks;  /* how many tasks pool holds (num_tasks when it was made) */
 	struct doca_task *free_list;
 	uint32_t num_allocated;
 	bool empty_explained; /* the empty pool was explained in this run */
@@ -111,6 +116,9 @@ struct doca_ctx {
 	doca_ctx_state_changed_callback_t state_cb;
 	size_t num_inflight;
 	uint32_t num_allocated; /* tasks out of every pool */
+	uint64_t stop_ns;       /* when it went STOPPING (what still blocks it is said after a while) */
+	bool stop_explained;    /* that was said for this stop */
+	bool inflight_free_explained; /* a free of an in-flight task was explained in this run */
 	struct softdoca_task_type *task_types[SOFTDOCA_CTX_MAX_TASK_TYPES];
 	unsigned int num_task_types;
 	struct doca_ctx *pe_next; /* PE's list of connected contexts */
@@ -203,9 +211,13 @@ static inline struct doca_ctx *softdoca_task_ctx(const struct doca_task *task)
 
 /* Inside libdoca_common only. */
 void core_task_deliver(struct doca_task *task);
+/* A STOPPING context that did not finish: say once, after a while, what
+ * still holds it and which call releases it. */
+void core_ctx_explain_stopping(struct doca_ctx *ctx);
 doca_error_t core_task_submit(struct doca_task *task);
 bool core_ctx_try_finish_stop(struct doca_ctx *ctx);
 doca_error_t core_task_pools_create(struct doca_ctx *ctx);
 void core_task_pools_destroy(struct doca_ctx *ctx);
+void core_task_pools_release(struct doca_ctx *ctx);
 
 #endif /* SOFTDOCA_CORE_CTX_H_ */

@@ -258,8 +258,12 @@ static unsigned int pe_finish_stops(struct doca_pe *pe)
 
 	for (ctx = pe->ctxs; ctx != NULL; ctx = next) {
 		next = ctx->pe_next;
-		if (ctx->state == DOCA_CTX_STATE_STOPPING && core_ctx_try_finish_stop(ctx))
+		if (ctx->state != DOCA_CTX_STATE_STOPPING)
+			continue;
+		if (core_ctx_try_finish_stop(ctx))
 			events++;
+		else
+			core_ctx_explain_stopping(ctx);
 	}
 	return events;
 }

@@ -64,6 +64,8 @@ SDK_LOG_REGISTER(SYNC_EVENT)
 #define WAIT_SLEEP_EXTERNAL_NS 1000000L /* value in caller memory */
 /* Stop polls for waiters to leave this often. */
 #define STOP_POLL_NS 50000L
+/* The pool a task type gets from a set_conf with num_tasks 0. */
+#define SE_DEFAULT_NUM_TASKS 16u
 
 _Static_assert(SOFTDOCA_SYNC_EVENT_SECRET_LEN == SOFTDOCA_SECRET_LEN, "one secret length");
 
@@ -952,6 +954,14 @@ static doca_error_t se_task_set_conf(struct doca_sync_event *ev, enum se_task_ki
 	 * BAD_STATE. */
 	if (ev->ctx.state != DOCA_CTX_STATE_IDLE)
 		return FAIL(DOCA_ERROR_NOT_PERMITTED, "%s: the sync event context is not idle", op);
+	/* doca_sync_event.h refuses only NULL parameters here, and NVIDIA's
+	 * sync_event_local_pci/remote_pci pass 0 when run with --async and no
+	 * --async-num-tasks (common_common.c accepts [0, UINT32_MAX]), then
+	 * allocate tasks: 0 gets a small default pool. */
+	if (num_tasks == 0) {
+		SDK_LOG_INFO("%s: num_tasks 0: a pool of %u tasks", op, SE_DEFAULT_NUM_TASKS);
+		num_tasks = SE_DEFAULT_NUM_TASKS;
+	}
 	return softdoca_task_type_set_conf(&ev->task_types[kind], completion_cb, error_cb, num_tasks);
 }
 

@@ -27,6 +27,7 @@ SOFTDOCA_EXPORT void softdoca_task_type_init(struct softdoca_task_type *type, st
 	type->task_size = task_size;
 	type->num_tasks = 0;
 	type->pool = NULL;
+	type->pool_tasks = 0;
 	type->free_list = NULL;
 	type->num_allocated = 0;
 	if (ctx->num_task_types < SOFTDOCA_CTX_MAX_TASK_TYPES)
@@ -72,6 +73,7 @@ static doca_error_t task_pool_create(struct softdoca_task_type *type)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	type->pool = mem;
+	type->pool_tasks = type->num_tasks;
 	type->free_list = NULL;
 	/* Push in reverse so tasks come out in array order. */
 	for (i = type->num_tasks; i-- > 0;) {
@@ -83,23 +85,42 @@ static doca_error_t task_pool_create(struct softdoca_task_type *type)
 		type->free_list = task;
 	}
 	type->num_allocated = 0;
-	type->empty_explained = false;
 	return DOCA_SUCCESS;
 }
 
+static void task_pool_destroy(struct softdoca_task_type *type)
+{
+	free(type->pool);
+	type->pool = NULL;
+	type->pool_tasks = 0;
+	type->free_list = NULL;
+	type->num_allocated = 0;
+}
+
+/* The context is going away: every pool goes, allocated tasks or not. */
 void core_task_pools_destroy(struct doca_ctx *ctx)
 {
 	unsigned int i;
 
-	for (i = 0; i < ctx->num_task_types; i++) {
-		struct softdoca_task_type *type = ctx->task_types[i];
-
-		free(type->pool);
-		type->pool = NULL;
-		type->free_list = NULL;
-		type->num_allocated = 0;
-	}
+	for (i = 0; i < ctx->num_task_types; i++)
+		task_pool_destroy(ctx->task_types[i]);
 	ctx->num_allocated = 0;
+}
+
+/* The context is IDLE: the pools go unless the application still holds
+ * tasks from them. Programs written against DOCA stop a context whose
+ * reusable tasks are allocated and free them after it is idle (DOCA's
+ * stop waits only for tasks in flight); those tasks stay valid until
+ * freed, the next start (which keeps their pool) or destroy. */
+void core_task_pools_release(struct doca_ctx *ctx)
+{
+	if (ctx->num_allocated == 0) {
+		core_task_pools_destroy(ctx);
+		return;
+	}
+	SDK_LOG_INFO("%s context is idle with %u task(s) still allocated: they stay valid until doca_task_free "
+		     "(or the context is destroyed)",
+		     ctx->ops->name, ctx->num_allocated);
 }
 
 doca_error_t core_task_pools_create(struct doca_ctx *ctx)
@@ -107,11 +128,27 @@ doca_error_t core_task_pools_create(struct doca_ctx *ctx)
 	unsigned int i;
 
 	for (i = 0; i < ctx->num_task_types; i++) {
-		if (task_pool_create(ctx->task_types[i]) != DOCA_SUCCESS) {
-			core_task_pools_destroy(ctx);
+		struct softdoca_task_type *type = ctx->task_types[i];
+
+		type->empty_explained = false;
+		if (type->pool != NULL && type->num_allocated > 0) {
+			/* Tasks allocated before the last stop stay the
+			 * application's: keep their pool (and its size). */
+			SDK_LOG_WARN("%s: %u task(s) allocated before the last doca_ctx_stop are still allocated; they "
+				     "stay valid and this start keeps their pool of %u tasks (free them with "
+				     "doca_task_free)",
+				     type->name, type->num_allocated, type->pool_tasks);
+			type->num_tasks = type->pool_tasks; /* what libraries size by */
+			continue;
+		}
+		task_pool_destroy(type);
+		if (task_pool_create(type) != DOCA_SUCCESS) {
+			core_task_pools_release(ctx);
 			return DOCA_ERROR_NO_MEMORY;
 		}
 	}
+	ctx->inflight_free_explained = false;
+	ctx->stop_explained = false;
 	return DOCA_SUCCESS;
 }
 
@@ -130,14 +167,14 @@ static __attribute__((noinline, cold)) void task_pool_explain_empty(struct softd
 	const struct doca_ctx *ctx = type->ctx;
 
 	if (type->empty_explained) {
-		SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->num_tasks);
+		SDK_LOG_DBG("%s alloc: all %u tasks are in use", type->name, type->pool_tasks);
 		return;
 	}
 	type->empty_explained = true;
 	SDK_LOG_WARN("%s alloc: DOCA_ERROR_NO_MEMORY: all %u tasks of its pool are allocated; %zu task(s) of this %s "
 		     "context in flight. Free tasks once they complete (doca_task_free) or raise num_tasks in this "
 		     "task type's set_conf before doca_ctx_start (said once per task type and start)",
-		     type->name, type->num_tasks, ctx->num_inflight, ctx->ops->name);
+		     type->name, type->pool_tasks, ctx->num_inflight, ctx->ops->name);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc_on(struct softdoca_task_type *type, union doca_data user_data,
@@ -159,6 +196,7 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc_on(struct softdoca_task_type *t
 	type->free_list = task->next;
 	task->next = NULL;
 	task->state = SOFTDOCA_TASK_ALLOCATED;
+	task->freed = false;
 	task->status = DOCA_SUCCESS;
 	task->user_data = user_data;
 	task->graph_slot = NULL;
@@ -177,28 +215,80 @@ SOFTDOCA_EXPORT doca_error_t softdoca_task_alloc(struct softdoca_task_type *type
 	return softdoca_task_alloc_on(type, user_data, type->ctx->trace_tid, task_out);
 }
 
+/* Back to its pool. A context that is idle already drops its pools with
+ * the last task the application held. */
+static void task_release(struct doca_task *task)
+{
+	struct softdoca_task_type *type = task->type;
+	struct doca_ctx *ctx = type->ctx;
+
+	if (unlikely(softdoca_trace_on))
+		softdoca_trace_task_freed(task);
+	task->state = SOFTDOCA_TASK_FREE;
+	task->freed = false;
+	task->next = type->free_list;
+	type->free_list = task;
+	type->num_allocated--;
+	ctx->num_allocated--;
+	if (ctx->state == DOCA_CTX_STATE_IDLE && ctx->num_allocated == 0)
+		core_task_pools_destroy(ctx);
+}
+
+/*
+ * DOCA (doca_pe.h) says a task may be freed "as long as it is not
+ * submitted", yet NVIDIA's secure_channel frees post-receive tasks it
+ * keeps resubmitting, then stops the context: on hardware that works. So
+ * a free of an in-flight task is taken as giving the task up: it returns
+ * to its pool when its completion (normally stop's flush) is delivered,
+ * and that completion runs no callback (the application may have
+ * released what the callback would touch).
+ */
+static void task_free_inflight(struct doca_task *task)
+{
+	struct doca_ctx *ctx = task->type->ctx;
+
+	if (task->freed) {
+		SDK_LOG_ERR("doca_task_free: %s task %p was freed already (while in flight; it goes back to its pool "
+			    "when it completes)",
+			    task->type->name, (void *)task);
+		return;
+	}
+	if (task->graph_slot != NULL) {
+		SDK_LOG_ERR("doca_task_free: %s task %p is a node of a running graph instance; free it after the "
+			    "instance completed",
+			    task->type->name, (void *)task);
+		return;
+	}
+	task->freed = true;
+	if (ctx->inflight_free_explained) {
+		SDK_LOG_DBG("doca_task_free: %s task %p is in flight: released when it completes", task->type->name,
+			    (void *)task);
+		return;
+	}
+	ctx->inflight_free_explained = true;
+	SDK_LOG_INFO("doca_task_free: %s task %p is in flight: it goes back to its pool when it completes or "
+		     "doca_ctx_stop flushes it, and no completion callback runs for it (said once per start)",
+		     task->type->name, (void *)task);
+}
+
 DOCA_STABLE
 void doca_task_free(struct doca_task *task)
 {
-	struct softdoca_task_type *type;
-
 	if (task == NULL) {
 		SDK_LOG_ERR("doca_task_free: task is NULL");
 		return;
 	}
-	if (task->state != SOFTDOCA_TASK_ALLOCATED) {
-		SDK_LOG_ERR("doca_task_free: task %p is %s; only a task that is not in flight can be freed",
-			    (void *)task, task->state == SOFTDOCA_TASK_FREE ? "already free" : "in flight");
+	switch (task->state) {
+	case SOFTDOCA_TASK_ALLOCATED:
+		task_release(task);
+		return;
+	case SOFTDOCA_TASK_INFLIGHT:
+		task_free_inflight(task);
+		return;
+	default:
+		SDK_LOG_ERR("doca_task_free: task %p is already free", (void *)task);
 		return;
 	}
-	if (unlikely(softdoca_trace_on))
-		softdoca_trace_task_freed(task);
-	type = task->type;
-	task->state = SOFTDOCA_TASK_FREE;
-	task->next = type->free_list;
-	type->free_list = task;
-	type->num_allocated--;
-	type->ctx->num_allocated--;
 }
 
 /* For the PE stall monitor (pe_stall.c). Submits of one PE's contexts
@@ -315,6 +405,12 @@ void core_task_deliver(struct doca_task *task)
 	task->state = SOFTDOCA_TASK_ALLOCATED;
 	if (unlikely(softdoca_trace_on))
 		softdoca_trace_task_completed(task);
+	if (unlikely(task->freed)) {
+		SDK_LOG_TRC("%s task %p completed after it was freed: %s; back to its pool", type->name, (void *)task,
+			    doca_error_get_name(task->status));
+		task_release(task);
+		return;
+	}
 	if (unlikely(task->graph_slot != NULL)) {
 		/* A graph node: DOCA does not call the task's own callbacks. */
 		SDK_LOG_TRC("%s task %p completed in a graph: %s", type->name, (void *)task,

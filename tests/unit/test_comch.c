@@ -136,6 +136,7 @@ struct srv {
 	bool echo;
 	int only_one; /* disconnect any client beyond the first, from the connect callback */
 	int disconnect_in_recv; /* disconnect from the receive callback, then read the message */
+	int sends_done_at_disconnect; /* sent_ok + sent_err when the disconnection callback ran */
 };
 
 static struct srv S;
@@ -163,6 +164,7 @@ static void srv_disconnect(struct doca_comch_event_connection_status_changed *ev
 	(void)ev;
 	(void)conn;
 	(void)ok;
+	S.sends_done_at_disconnect = S.sent_ok + S.sent_err;
 	S.disconnects++;
 }
 
@@ -977,6 +979,102 @@ static void test_disconnect_in_recv(void **state)
 	srv_close();
 }
 
+/* shoc's comch_data_server frees its connection's state in the
+ * disconnection callback: a send on that connection whose completion was
+ * queued must be delivered before that callback, within the same
+ * doca_pe_progress that reads the client's goodbye. */
+static void test_disconnect_after_queued_completions(void **state)
+{
+	struct doca_comch_task_send *task;
+	static uint8_t msg[64];
+	uint64_t end;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+
+	assert_int_equal(cli_open(NULL), 0);
+	end = now_ms() + 5000;
+	while (S.connects < 1 && now_ms() < end) {
+		(void)doca_pe_progress(C.pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.connects, 1);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_server_task_send_alloc_init(S.server, S.last_conn, msg, msg_len(0), &task),
+			 DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	/* The client leaves before the server's PE runs again. */
+	(void)doca_ctx_stop(C.ctx);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_true(progress_until(S.pe, &S.disconnects, 1, 3000));
+	assert_int_equal(S.sent_ok + S.sent_err, 1);
+	assert_int_equal(S.sends_done_at_disconnect, 1);
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+	srv_close();
+}
+
+static int cli_sends_done_at_stopping = -1;
+
+static void cli_state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+			 enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)ctx;
+	(void)prev;
+	if (next == DOCA_CTX_STATE_STOPPING)
+		cli_sends_done_at_stopping = C.sent_ok + C.sent_err;
+}
+
+/* The client's side of the same guarantee: a send completion queued
+ * before the server's goodbye is read is delivered before the client's
+ * context goes STOPPING (where programs tear down their state). */
+static void test_client_end_after_queued_completions(void **state)
+{
+	struct doca_comch_connection *conn;
+	struct doca_comch_task_send *task;
+	static uint8_t msg[64];
+	uint64_t end;
+
+	(void)state;
+	srv_open(COMCH_MAX_MSG_SIZE);
+	memset(&C, 0, sizeof(C));
+	C.dev = open_dev();
+	assert_non_null(C.dev);
+	assert_int_equal(doca_pe_create(&C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_client_create(C.dev, NAME, &C.client), DOCA_SUCCESS);
+	C.ctx = doca_comch_client_as_ctx(C.client);
+	assert_int_equal(doca_comch_client_task_send_set_conf(C.client, cli_sent, cli_send_err, 4), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_set_state_changed_cb(C.ctx, cli_state_cb), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(C.pe, C.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(C.ctx), DOCA_ERROR_IN_PROGRESS);
+	end = now_ms() + 5000;
+	while (S.connects < 1 && now_ms() < end) {
+		(void)doca_pe_progress(C.pe);
+		(void)doca_pe_progress(S.pe);
+	}
+	assert_int_equal(S.connects, 1);
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_RUNNING, 3000));
+	assert_int_equal(doca_comch_client_get_connection(C.client, &conn), DOCA_SUCCESS);
+	msg_fill(msg, 0);
+	assert_int_equal(doca_comch_client_task_send_alloc_init(C.client, conn, msg, msg_len(0), &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(task)), DOCA_SUCCESS);
+	/* The server leaves before the client's PE runs again. */
+	(void)doca_ctx_stop(S.ctx);
+	assert_true(progress_until_state(S.pe, S.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_true(progress_until_state(C.pe, C.ctx, DOCA_CTX_STATE_IDLE, 3000));
+	assert_int_equal(C.sent_ok + C.sent_err, 1);
+	assert_int_equal(cli_sends_done_at_stopping, 1);
+	assert_int_equal(doca_comch_client_destroy(C.client), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(C.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(C.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_destroy(S.server), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_destroy(S.pe), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(S.dev), DOCA_SUCCESS);
+}
+
 /* Many silent connections: beyond the handshake cap they are closed at
  * once instead of holding resources. */
 static void test_pending_cap(void **state)
@@ -1486,6 +1584,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_notification, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_from_callback, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_disconnect_in_recv, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_disconnect_after_queued_completions, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(test_client_end_after_queued_completions, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_pending_cap, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_null_args, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(test_cycles_flat, setup_dir, teardown_dir),

@@ -6,10 +6,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include <doca_ctx.h>
+#include <doca_log.h>
 #include <doca_pe.h>
 
 #include "fake_ctx.h"
@@ -24,6 +29,7 @@ static int success_calls, error_calls;
 static doca_error_t last_error;
 static uint64_t last_task_user, last_ctx_user;
 static bool free_in_callback = true;
+static bool resubmit_in_callback; /* success callback resubmits (NVIDIA's secure_channel receiver) */
 
 static void state_cb(const union doca_data user_data, struct doca_ctx *ctx, enum doca_ctx_states prev,
 		     enum doca_ctx_states next)
@@ -40,7 +46,9 @@ static void task_success_cb(struct doca_task *task, union doca_data task_user, u
 	success_calls++;
 	last_task_user = task_user.u64;
 	last_ctx_user = ctx_user.u64;
-	if (free_in_callback)
+	if (resubmit_in_callback)
+		assert_int_equal(doca_task_submit(task), DOCA_SUCCESS);
+	else if (free_in_callback)
 		doca_task_free(task);
 }
 
@@ -66,6 +74,7 @@ static int setup(void **state)
 
 	num_transitions = success_calls = error_calls = 0;
 	free_in_callback = true;
+	resubmit_in_callback = false;
 	assert_int_equal(doca_pe_create(&fx.pe), DOCA_SUCCESS);
 	fx.f = fake_create();
 	assert_int_equal(doca_ctx_set_user_data(&fx.f->ctx, ud), DOCA_SUCCESS);
@@ -177,7 +186,6 @@ static void test_completion_only_in_progress(void **state)
 	assert_ptr_equal(doca_task_get_ctx(task), &fx->f->ctx);
 	assert_int_equal(doca_task_submit(task), DOCA_SUCCESS);
 	assert_int_equal(doca_task_submit(task), DOCA_ERROR_BAD_STATE); /* already in flight */
-	doca_task_free(task); /* in flight: refused */
 	assert_int_equal(doca_ctx_get_num_inflight_tasks(&fx->f->ctx, &inflight), DOCA_SUCCESS);
 	assert_int_equal(inflight, 1);
 	assert_int_equal(doca_pe_get_num_inflight_tasks(fx->pe, &inflight), DOCA_SUCCESS);
@@ -281,21 +289,141 @@ static void test_stop_flushes_inflight(void **state)
 	assert_int_equal(transitions[num_transitions - 1].next, DOCA_CTX_STATE_IDLE);
 }
 
-static void test_idle_waits_for_task_free(void **state)
+/* Tasks allocated but not in flight do not hold a stop (doca_ctx.h: stop
+ * says IN_PROGRESS when "some tasks are still in progress"): stop returns
+ * SUCCESS and the context is IDLE at once; the tasks stay valid and are
+ * freed after (Tonny-Gu/dpa-bench frees its reusable tasks then). */
+static void test_stop_with_allocated_tasks(void **state)
 {
 	struct fixture *fx = *state;
-	struct doca_task *task;
+	struct doca_task *task, *kept, *more[3];
 	union doca_data ud = {.u64 = 3};
+	int i;
 
 	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
 	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
 	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &task), DOCA_SUCCESS);
-	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_ERROR_IN_PROGRESS);
-	assert_int_equal(doca_pe_progress(fx->pe), 0);
-	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_STOPPING);
+	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &kept), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(fx->f->stopped_calls, 1);
+	/* Still the application's, and usable as objects. */
+	assert_int_equal(doca_task_get_user_data(task).u64, 3);
+	assert_int_equal(doca_task_submit(task), DOCA_ERROR_BAD_STATE); /* the context is idle */
 	doca_task_free(task);
+	assert_int_equal(fx->f->ctx.num_allocated, 1);
+
+	/* A restart keeps the pool of a task still held: it stays valid and
+	 * the rest of the pool is there to allocate. */
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(kept), DOCA_SUCCESS);
+	fake_complete_next(fx->f, DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(success_calls, 1); /* freed in the callback */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &more[i]), DOCA_SUCCESS);
+	for (i = 0; i < 3; i++)
+		doca_task_free(more[i]);
+	assert_int_equal(fx->f->ctx.num_allocated, 0);
+}
+
+/* The last task freed after the context went idle drops the pools; the
+ * next start makes them afresh with the size set_conf gives then. */
+static void test_free_after_idle_then_resize(void **state)
+{
+	struct fixture *fx = *state;
+	struct doca_task *tasks[6];
+	union doca_data ud = {.u64 = 3};
+	int i;
+
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &tasks[0]), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_SUCCESS);
+	assert_non_null(fx->f->type.pool);
+	doca_task_free(tasks[0]);
+	assert_null(fx->f->type.pool);
+	assert_int_equal(softdoca_task_type_set_conf(&fx->f->type, task_success_cb, task_error_cb, 6), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &tasks[i]), DOCA_SUCCESS);
+	for (i = 0; i < 6; i++)
+		doca_task_free(tasks[i]);
+}
+
+/* NVIDIA's secure_channel: receive tasks resubmitted from their success
+ * callback are freed while in flight, then the context is stopped and the
+ * program waits for IDLE. Each free is taken (no error), stop flushes
+ * them, no callback runs for a freed task, and every task is back in the
+ * pool. */
+static void test_free_inflight_released_by_flush(void **state)
+{
+	struct fixture *fx = *state;
+	struct doca_task *tasks[4];
+	union doca_data ud = {.u64 = 7};
+	size_t inflight;
+	int i;
+
+	resubmit_in_callback = true;
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &tasks[i]), DOCA_SUCCESS);
+		assert_int_equal(doca_task_submit(tasks[i]), DOCA_SUCCESS);
+	}
+	fake_complete_next(fx->f, DOCA_SUCCESS);
+	fake_complete_next(fx->f, DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(success_calls, 2); /* both resubmitted */
+	for (i = 0; i < 4; i++)
+		doca_task_free(tasks[i]);
+	doca_task_free(tasks[0]); /* a second free is refused, changes nothing */
+	assert_int_equal(doca_ctx_get_num_inflight_tasks(&fx->f->ctx, &inflight), DOCA_SUCCESS);
+	assert_int_equal(inflight, 4);
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(doca_pe_progress(fx->pe), 1);
 	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(success_calls, 2);
+	assert_int_equal(error_calls, 0); /* freed tasks run no callback */
+	assert_int_equal(fx->f->ctx.num_allocated, 0);
+	assert_null(fx->f->type.pool);
+
+	/* All four come back in the next run. */
+	resubmit_in_callback = false;
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &tasks[i]), DOCA_SUCCESS);
+	for (i = 0; i < 4; i++)
+		doca_task_free(tasks[i]);
+}
+
+/* A task freed in flight that then completes normally goes back to the
+ * pool without a callback, and can be allocated again at once. */
+static void test_free_inflight_then_completion(void **state)
+{
+	struct fixture *fx = *state;
+	struct doca_task *task, *again;
+	union doca_data ud = {.u64 = 9};
+
+	assert_int_equal(softdoca_task_type_set_conf(&fx->f->type, task_success_cb, task_error_cb, 1), DOCA_SUCCESS);
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &task), DOCA_SUCCESS);
+	assert_int_equal(doca_task_submit(task), DOCA_SUCCESS);
+	doca_task_free(task);
+	assert_int_equal(doca_task_submit(task), DOCA_ERROR_BAD_STATE); /* still in flight */
+	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &again), DOCA_ERROR_NO_MEMORY);
+	fake_complete_next(fx->f, DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(success_calls, 0);
+	assert_int_equal(softdoca_task_alloc(&fx->f->type, ud, &again), DOCA_SUCCESS);
+	assert_ptr_equal(again, task);
+	assert_int_equal(doca_task_get_user_data(again).u64, 9);
+	assert_int_equal(doca_task_submit(again), DOCA_SUCCESS);
+	fake_complete_next(fx->f, DOCA_SUCCESS);
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(success_calls, 1); /* a fresh allocation gets its callback */
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_SUCCESS);
 }
 
 static void test_idle_waits_for_library_teardown(void **state)
@@ -308,6 +436,71 @@ static void test_idle_waits_for_library_teardown(void **state)
 	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(doca_pe_progress(fx->pe), 0);
 	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_STOPPING);
+	fx->f->stop_blocked = false;
+	assert_int_equal(doca_pe_progress(fx->pe), 1);
+	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
+}
+
+/* What the SDK logged (WARNING and up) since sdk_log_open. */
+static FILE *sdk_log;
+
+static void sdk_log_open(void)
+{
+	struct doca_log_backend *backend;
+
+	sdk_log = tmpfile();
+	assert_non_null(sdk_log);
+	assert_int_equal(doca_log_backend_create_with_file_sdk(sdk_log, &backend), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+}
+
+static int sdk_log_count(const char *needle)
+{
+	char line[1024];
+	int n = 0;
+
+	fflush(sdk_log);
+	rewind(sdk_log);
+	while (fgets(line, sizeof(line), sdk_log) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(sdk_log, 0, SEEK_END);
+	return n;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A stop that lingers (here: the library's teardown) is said once at
+ * WARNING after SOFTDOCA_PE_STALL_MS (main sets 100 ms), with what holds
+ * it and the call that finishes it. */
+static void test_lingering_stop_explained_once(void **state)
+{
+	struct fixture *fx = *state;
+	const char *needle = "has been stopping for";
+	uint64_t end;
+
+	if (sdk_log == NULL)
+		sdk_log_open();
+	assert_int_equal(doca_pe_connect_ctx(fx->pe, &fx->f->ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_ctx_start(&fx->f->ctx), DOCA_SUCCESS);
+	fx->f->stop_blocked = true;
+	assert_int_equal(doca_ctx_stop(&fx->f->ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(sdk_log_count(needle), 0);
+	end = mono_ms() + 3000;
+	while (sdk_log_count(needle) == 0 && mono_ms() < end)
+		(void)doca_pe_progress(fx->pe);
+	assert_int_equal(sdk_log_count(needle), 1);
+	assert_int_equal(sdk_log_count("doca_pe_progress"), 1);
+	/* Once per stop, however long it lasts. */
+	end = mono_ms() + 250;
+	while (mono_ms() < end)
+		(void)doca_pe_progress(fx->pe);
+	assert_int_equal(sdk_log_count(needle), 1);
 	fx->f->stop_blocked = false;
 	assert_int_equal(doca_pe_progress(fx->pe), 1);
 	assert_int_equal(fx->f->ctx.state, DOCA_CTX_STATE_IDLE);
@@ -388,13 +581,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_submit_failure_keeps_task, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_without_tasks_is_synchronous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_flushes_inflight, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_idle_waits_for_task_free, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_with_allocated_tasks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_after_idle_then_resize, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_inflight_released_by_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_inflight_then_completion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_waits_for_library_teardown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lingering_stop_explained_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_async_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fatal_error_stops, setup, teardown),
 		cmocka_unit_test(test_null_arguments),
 	};
 
+	/* Before the first PE reads it: lingering stops are explained fast. */
+	setenv("SOFTDOCA_PE_STALL_MS", "100", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

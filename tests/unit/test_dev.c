@@ -385,7 +385,9 @@ static void test_open_close_bad_args(void **state)
 	list_create(&l);
 	assert_int_equal(doca_dev_open(NULL, &dev), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_dev_open(l.list[0], NULL), DOCA_ERROR_INVALID_VALUE);
-	assert_int_equal(doca_dev_close(NULL), DOCA_ERROR_INVALID_VALUE);
+	/* NULL closes nothing (NVIDIA's DMA samples close a cleared pointer);
+	 * a pointer that is not an open device is refused. */
+	assert_int_equal(doca_dev_close(NULL), DOCA_SUCCESS);
 	assert_int_equal(doca_dev_close((struct doca_dev *)&l), DOCA_ERROR_INVALID_VALUE);
 	assert_null(doca_dev_as_devinfo(NULL));
 	assert_int_equal(doca_devinfo_create_list(NULL, &l.nb), DOCA_ERROR_INVALID_VALUE);

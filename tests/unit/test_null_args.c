@@ -119,6 +119,7 @@ static const struct nc_exception nc_exceptions[] = {
 	/* private data is optional; an exported (not CM) connection cannot be accepted */
 	{"doca_rdma_connection_accept", 1, -1, DOCA_ERROR_INVALID_VALUE, DOCA_ERROR_BAD_STATE, "optional"},
 	{"doca_logger_create_list", 0, -1, DOCA_SUCCESS, DOCA_SUCCESS, "NULL logger: the top of the tree (header)"},
+	{"doca_dev_close", 0, -1, DOCA_SUCCESS, DOCA_SUCCESS, "closing nothing, as NVIDIA's DMA samples do"},
 };
 
 /* Features a soft device does not have: these answer NOT_SUPPORTED (with a

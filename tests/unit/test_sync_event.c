@@ -1027,6 +1027,70 @@ static int ctx_teardown(void **state)
 	return 0;
 }
 
+/* NVIDIA's sync_event_local_pci/remote_pci with --async and no
+ * --async-num-tasks configure every task type with 0 tasks, then allocate:
+ * DOCA takes 0 (its header refuses only NULL), so each type gets a pool. */
+static void test_ctx_zero_num_tasks(void **state)
+{
+	struct doca_sync_event *ev;
+	struct doca_pe *pe;
+	struct doca_ctx *ctx;
+	struct doca_sync_event_task_notify_set *set[17];
+	struct doca_sync_event_task_wait_eq *eq;
+	union doca_data ud = {.u64 = 1};
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	int n;
+
+	(void)state;
+	assert_ok(doca_sync_event_create(&ev));
+	assert_ok(doca_sync_event_add_publisher_location_cpu(ev, dev));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(ev, dev));
+	ctx = doca_sync_event_as_ctx(ev);
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_pe_connect_ctx(pe, ctx));
+	assert_ok(doca_sync_event_task_notify_set_set_conf(ev, set_ok, set_err, 0));
+	assert_ok(doca_sync_event_task_wait_eq_set_conf(ev, eq_ok, eq_err, 0));
+	assert_ok(doca_ctx_start(ctx));
+	for (n = 0; n < 17; n++)
+		if (doca_sync_event_task_notify_set_alloc_init(ev, 5, ud, &set[n]) != DOCA_SUCCESS)
+			break;
+	assert_true(n >= 1 && n < 17); /* a pool, and a bounded one */
+	while (n-- > 0)
+		doca_task_free(doca_sync_event_task_notify_set_as_doca_task(set[n]));
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(ev, 0, UINT64_MAX, ud, &eq));
+	doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(eq));
+	(void)doca_ctx_stop(ctx);
+	for (long i = 0; i < 1000000 && st != DOCA_CTX_STATE_IDLE; i++) {
+		(void)doca_pe_progress(pe);
+		assert_ok(doca_ctx_get_state(ctx, &st));
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_sync_event_destroy(ev));
+	assert_ok(doca_pe_destroy(pe));
+}
+
+/* A wait task freed while it waits: the stop's flush releases it, no
+ * callback runs, and the context goes idle (the sync event's flush path
+ * completes every task in flight). */
+static void test_ctx_free_waiting_task(void **state)
+{
+	struct doca_sync_event_task_wait_eq *eq;
+	union doca_data ud = {.u64 = 1};
+	enum doca_ctx_states st = DOCA_CTX_STATE_STOPPING;
+
+	(void)state;
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(C.ev, 99, UINT64_MAX, ud, &eq));
+	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(eq)));
+	doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(eq));
+	assert_int_equal(doca_ctx_stop(C.ctx), DOCA_ERROR_IN_PROGRESS);
+	for (long i = 0; i < 1000000 && st != DOCA_CTX_STATE_IDLE; i++) {
+		(void)doca_pe_progress(C.pe);
+		assert_ok(doca_ctx_get_state(C.ctx, &st));
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(C.ok_calls + C.err_calls, 0);
+}
+
 static void test_ctx_tasks(void **state)
 {
 	struct doca_sync_event_task_get *get;
@@ -1187,7 +1251,9 @@ int main(void)
 		cmocka_unit_test(test_revoke_waits_for_holders),
 		cmocka_unit_test(test_ref_wakes_waiter),
 		cmocka_unit_test(test_not_supported),
+		cmocka_unit_test(test_ctx_zero_num_tasks),
 		cmocka_unit_test_setup_teardown(test_ctx_tasks, ctx_setup, ctx_teardown),
+		cmocka_unit_test_setup_teardown(test_ctx_free_waiting_task, ctx_setup, ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_bad_tasks, ctx_setup, ctx_teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_wait_notifies, ctx_setup, ctx_teardown),
 	};
