@@ -251,22 +251,29 @@ static void rdma_connect_watch_start(struct doca_rdma *rdma, struct doca_rdma_co
 	}
 }
 
-/* The connection waited a period, but this side's PE was not progressed
- * for at least half of it just before now (nor asleep on its handle):
- * the wait is this side's. Said once; the peer gets a period of progress
- * from now before it is blamed. */
-static void rdma_connect_explain_idle(struct doca_rdma_connection *c, uint64_t now, uint64_t idle_ns)
+/* Connections waited a period, but this side's PE was not progressed for
+ * at least half of it just before now (nor asleep on its handle): the
+ * wait is this side's. One line for all the connections found in one
+ * check (a program that connects 128 before it progresses gets one, not
+ * 128); each is said once, and its peer gets a period of progress from
+ * now before it is blamed. */
+static void rdma_connect_explain_idle(const struct doca_rdma_connection *first, uint32_t count, uint64_t now,
+				      uint64_t idle_ns)
 {
-	c->idle_explained = true;
-	SDK_LOG_WARN("rdma connection %u: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is not "
+	char which[64];
+
+	if (count == 1)
+		snprintf(which, sizeof(which), "rdma connection %u", first->id);
+	else
+		snprintf(which, sizeof(which), "rdma connection %u and %u more", first->id, count - 1);
+	SDK_LOG_WARN("%s: doca_rdma_connect was called %" PRIu64 " ms ago and the connection is not "
 		     "established yet, but this side's PE was not progressed for the last %" PRIu64 " ms "
 		     "(doca_pe_progress not called, no doca_pe_request_notification either): a connection is "
 		     "made inside doca_pe_progress on both sides, so this side kept it waiting; progress the PE "
 		     "right after doca_rdma_connect until the connection callback runs (said once per connection; "
 		     "SOFTDOCA_PE_STALL_MS=%u)",
-		     c->id, (uint64_t)((now - c->connect_ns) / 1000000u), idle_ns / 1000000u,
+		     which, (uint64_t)((now - first->connect_ns) / 1000000u), idle_ns / 1000000u,
 		     softdoca_explain_after_ms());
-	c->wait_from_ns = now;
 }
 
 static void rdma_connect_explain_peer(struct doca_rdma_connection *c, uint64_t now)
@@ -292,6 +299,10 @@ void rdma_connect_watch(struct doca_rdma *rdma)
 	 * two of them is time this side did not progress. */
 	rdma->connect_progress_ns = now;
 	rdma->connect_notify_seen = notify;
+	struct doca_rdma_connection *idle_first = NULL;
+	uint64_t idle_max = 0;
+	uint32_t idle_count = 0;
+
 	if (now < rdma->connect_check_ns)
 		return;
 	for (uint16_t i = 0; i < rdma->num_conns; i++) {
@@ -307,13 +318,20 @@ void rdma_connect_watch(struct doca_rdma *rdma)
 		}
 		idle = now - (last > c->connect_ns ? last : c->connect_ns);
 		if (!slept && !c->idle_explained && idle >= after_ns / 2) {
-			rdma_connect_explain_idle(c, now, idle);
+			c->idle_explained = true;
+			c->wait_from_ns = now;
+			if (idle_first == NULL)
+				idle_first = c;
+			idle_max = idle > idle_max ? idle : idle_max;
+			idle_count++;
 			due = c->wait_from_ns + after_ns;
 			next = next == 0 || due < next ? due : next;
 			continue;
 		}
 		rdma_connect_explain_peer(c, now);
 	}
+	if (idle_first != NULL)
+		rdma_connect_explain_idle(idle_first, idle_count, now, idle_max);
 	rdma->connect_check_ns = next;
 }
 

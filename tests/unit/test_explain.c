@@ -709,6 +709,52 @@ static void test_connect_this_side_idle(void **state)
 	assert_int_equal(warning_lines, before + 2);
 }
 
+/* A connects four connections and only then progresses (dpa-bench's
+ * qp_post connects 128 before its first progress): one line for the
+ * four, naming the first and the count, and none per connection. */
+static void test_connect_this_side_idle_many(void **state)
+{
+	struct doca_rdma_connection *ac[4], *bc[4];
+	const void *ad, *bd[4];
+	size_t al, bl[4];
+	char needle[128];
+	uint64_t t0;
+	uint32_t id;
+	int before;
+
+	(void)state;
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	assert_ok(doca_rdma_set_max_num_connections(A.rdma, 4));
+	assert_ok(doca_rdma_set_max_num_connections(B.rdma, 4));
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	for (int i = 0; i < 4; i++) {
+		assert_ok(doca_rdma_export(A.rdma, &ad, &al, &ac[i]));
+		assert_ok(doca_rdma_export(B.rdma, &bd[i], &bl[i], &bc[i]));
+	}
+	assert_ok(doca_rdma_connection_get_id(ac[0], &id));
+	before = warning_lines;
+	t0 = now_ms();
+	for (int i = 0; i < 4; i++)
+		assert_ok(doca_rdma_connect(A.rdma, bd[i], bl[i], ac[i]));
+	/* No progress for 1.5 periods (a clock condition, not a hope). */
+	while (now_ms() - t0 < 300)
+		(void)poll(NULL, 0, 10);
+	(void)doca_pe_progress(pe);
+	assert_int_equal(warning_lines, before + 1);
+	snprintf(needle, sizeof(needle), "rdma connection %u and 3 more: doca_rdma_connect was called", id);
+	assert_warning_says(needle);
+	assert_warning_says("but this side's PE was not progressed for the last");
+	/* The four are said: progressing now adds no other idle line. */
+	for (uint64_t until = now_ms() + 50; now_ms() < until;)
+		(void)doca_pe_progress(pe);
+	assert_int_equal(warning_lines, before + 1);
+}
+
 /* ---- (e) the two sides disagree ------------------------------------------ */
 
 /* A and B created (not started), task pools and callbacks configured. */
@@ -1198,6 +1244,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_submitted_armed_is_quiet, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_never_answered, teardown_sides),
 		cmocka_unit_test_teardown(test_connect_this_side_idle, teardown_sides),
+		cmocka_unit_test_teardown(test_connect_this_side_idle_many, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_transport, teardown_sides),
 		cmocka_unit_test_teardown(test_disagree_gid_type, teardown_sides),
 		cmocka_unit_test_teardown(test_stale_descriptor_of_stopped_context, teardown_sides),
