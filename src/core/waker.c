@@ -43,7 +43,6 @@ static struct {
 	const void *running;	/* the timer or watch whose callback runs */
 	pthread_t thread;
 	bool up;		/* the thread runs (or is being made) */
-	bool exited;		/* the thread ended by itself: join it */
 	bool broken;		/* it could not be made: said once */
 	bool stop;		/* the library is unloaded */
 	uint32_t epoch;		/* bumped in a forked child */
@@ -248,12 +247,17 @@ static void *waker_main(void *arg)
 		waker_fire_timers_locked();
 		waker_timerfd_update_locked();
 	}
-	/* Nothing registered: the thread ends; the next registration makes
-	 * another (and joins this one). */
+	/* Nothing registered: the thread ends, detached (nobody joins a
+	 * thread that left by itself; a process that ends with _exit would
+	 * otherwise hold an unjoined thread, which a thread checker reports),
+	 * and the next registration makes another. Told to stop, it is
+	 * joined by waker_fini instead. pthread_exit right after the unlock:
+	 * no more of this library's code runs on it. */
 	waker.up = false;
-	waker.exited = true;
+	if (!waker.stop)
+		(void)pthread_detach(pthread_self());
 	pthread_mutex_unlock(&waker.lock);
-	return NULL;
+	pthread_exit(NULL);
 }
 
 static bool waker_add_fd(int fd, uint64_t id)
@@ -299,11 +303,6 @@ static doca_error_t waker_start_locked(void)
 		return DOCA_SUCCESS;
 	if (waker.broken || waker.stop)
 		return DOCA_ERROR_OPERATING_SYSTEM;
-	if (waker.exited) {
-		/* It has left its loop; it takes no lock on its way out. */
-		pthread_join(waker.thread, NULL);
-		waker.exited = false;
-	}
 	if (!waker_fds_locked()) {
 		waker.broken = true;
 		return DOCA_ERROR_OPERATING_SYSTEM;
@@ -329,7 +328,7 @@ static doca_error_t waker_start_locked(void)
 
 static bool waker_is_self(void)
 {
-	return (waker.up || waker.exited) && pthread_equal(pthread_self(), waker.thread);
+	return waker.up && pthread_equal(pthread_self(), waker.thread);
 }
 
 /* Under the lock: wait until obj's callback is not running. */
@@ -508,7 +507,6 @@ static void waker_fork_child(void)
 	waker.watches = NULL;
 	waker.running = NULL;
 	waker.up = false;
-	waker.exited = false;
 	waker.broken = false;
 	waker.epoch++;
 	pthread_cond_init(&waker.returned, NULL);
@@ -529,12 +527,11 @@ __attribute__((destructor)) static void waker_fini(void)
 	pthread_mutex_lock(&waker.lock);
 	waker.stop = true;
 	waker_kick_locked();
-	join = waker.up || waker.exited;
+	join = waker.up;
 	pthread_mutex_unlock(&waker.lock);
 	if (join)
 		pthread_join(waker.thread, NULL);
 	pthread_mutex_lock(&waker.lock);
 	waker.up = false;
-	waker.exited = false;
 	pthread_mutex_unlock(&waker.lock);
 }
