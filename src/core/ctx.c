@@ -17,7 +17,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "bad_state.h"
 #include "ctx.h"
@@ -26,17 +25,9 @@
 #include "log_internal.h"
 #include "pe.h"
 #include "trace.h"
+#include "waker.h"
 
 SDK_LOG_REGISTER(CTX)
-
-static uint64_t ctx_now_ns(void)
-{
-	struct timespec ts;
-
-	/* Coarse is enough for seconds of waiting, and cheap. */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 SOFTDOCA_EXPORT const char *softdoca_ctx_state_name(enum doca_ctx_states state)
 {
@@ -192,7 +183,7 @@ SOFTDOCA_EXPORT void softdoca_ctx_start_done(struct doca_ctx *ctx, doca_error_t 
 
 static void ctx_begin_stop(struct doca_ctx *ctx)
 {
-	ctx->stop_ns = ctx_now_ns();
+	ctx->stop_ns = softdoca_waker_now_ns();
 	ctx->stop_explained = false;
 	ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
 	if (ctx->ops->stop != NULL)
@@ -221,7 +212,7 @@ void core_ctx_explain_stopping(struct doca_ctx *ctx)
 
 	if (ctx->stop_explained || after_ms == 0)
 		return;
-	waited_ms = (ctx_now_ns() - ctx->stop_ns) / 1000000u;
+	waited_ms = (softdoca_waker_now_ns() - ctx->stop_ns) / 1000000u;
 	if (waited_ms < after_ms)
 		return;
 	ctx->stop_explained = true;

@@ -25,7 +25,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ctx.h"
 #include "log_internal.h"
@@ -54,14 +53,6 @@ bool core_pe_stall_parse(const char *text, uint32_t *ms_out)
 		return false;
 	*ms_out = (uint32_t)v;
 	return true;
-}
-
-static uint64_t stall_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Completions waiting in pe's queue. */
@@ -163,7 +154,7 @@ static const struct doca_pe *stall_active_other(const struct doca_pe *pe, uint64
 /* One round over every PE. Lock held. */
 static void stall_round(void)
 {
-	uint64_t now = stall_now_ns();
+	uint64_t now = softdoca_waker_now_ns();
 	struct doca_pe *pe;
 
 	for (pe = monitor.pes; pe != NULL; pe = pe->stall_next) {
