@@ -613,6 +613,24 @@ static void test_submitted_armed_is_quiet(void **state)
 
 /* ---- (d) a connection the peer never completes ---------------------------- */
 
+/* A and B created (not started), task pools and callbacks configured. */
+static void two_sides(void)
+{
+	ok_calls = err_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_conf_tasks(&A, 4, false);
+	side_conf_tasks(&B, 4, false);
+}
+
+static void start_and_export(void)
+{
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+}
+
 /* A connects with B's descriptor; B never connects with A's. */
 static void test_connect_never_answered(void **state)
 {
@@ -622,15 +640,8 @@ static void test_connect_never_answered(void **state)
 	int before;
 
 	(void)state;
-	ok_calls = err_calls = 0;
-	side_create(&A);
-	side_create(&B);
-	side_conf_tasks(&A, 4, false);
-	side_conf_tasks(&B, 4, false);
-	assert_ok(doca_ctx_start(A.ctx));
-	assert_ok(doca_ctx_start(B.ctx));
-	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
-	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	two_sides();
+	start_and_export();
 	before = warning_lines;
 	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
 	deadline = now_ms() + 10000;
@@ -666,15 +677,8 @@ static void test_connect_this_side_idle(void **state)
 	int before;
 
 	(void)state;
-	ok_calls = err_calls = 0;
-	side_create(&A);
-	side_create(&B);
-	side_conf_tasks(&A, 4, false);
-	side_conf_tasks(&B, 4, false);
-	assert_ok(doca_ctx_start(A.ctx));
-	assert_ok(doca_ctx_start(B.ctx));
-	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
-	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	two_sides();
+	start_and_export();
 	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
 	before = warning_lines;
 	t0 = now_ms();
@@ -723,13 +727,9 @@ static void test_connect_this_side_idle_many(void **state)
 	int before;
 
 	(void)state;
-	ok_calls = err_calls = 0;
-	side_create(&A);
-	side_create(&B);
+	two_sides();
 	assert_ok(doca_rdma_set_max_num_connections(A.rdma, 4));
 	assert_ok(doca_rdma_set_max_num_connections(B.rdma, 4));
-	side_conf_tasks(&A, 4, false);
-	side_conf_tasks(&B, 4, false);
 	assert_ok(doca_ctx_start(A.ctx));
 	assert_ok(doca_ctx_start(B.ctx));
 	for (int i = 0; i < 4; i++) {
@@ -756,24 +756,6 @@ static void test_connect_this_side_idle_many(void **state)
 }
 
 /* ---- (e) the two sides disagree ------------------------------------------ */
-
-/* A and B created (not started), task pools and callbacks configured. */
-static void two_sides(void)
-{
-	ok_calls = err_calls = 0;
-	side_create(&A);
-	side_create(&B);
-	side_conf_tasks(&A, 4, false);
-	side_conf_tasks(&B, 4, false);
-}
-
-static void start_and_export(void)
-{
-	assert_ok(doca_ctx_start(A.ctx));
-	assert_ok(doca_ctx_start(B.ctx));
-	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
-	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
-}
 
 static void assert_connect_refused_says(const void *desc, size_t len, doca_error_t want, const char *needle)
 {
