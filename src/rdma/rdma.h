@@ -120,6 +120,7 @@ struct doca_rdma_connection {
 	enum rdma_conn_state state;
 	bool disconnect_called;	    /* doca_rdma_connection_disconnect was called */
 	bool connect_called;	    /* doca_rdma_connect succeeded on it */
+	bool by_cm;		    /* made by RDMA CM (connect_to_addr or a request) */
 	struct doca_rdma_addr peer_addr; /* RDMA CM: doca_rdma_connection_get_addr */
 	uint64_t connect_ns;	    /* when doca_rdma_connect succeeded; 0: not by it */
 	bool wait_explained;	    /* the "not established yet" warning was logged */

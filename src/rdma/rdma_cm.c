@@ -229,6 +229,7 @@ static void rdma_conn_bind_pending(void *arg, struct engine_conn *engine)
 	struct doca_rdma_connection *conn = rdma_conn_bind(pending->rdma, engine, RDMA_CONN_CONNECTING);
 
 	conn->user_data = pending->user_data;
+	conn->by_cm = true;
 }
 
 DOCA_EXPERIMENTAL

@@ -98,6 +98,12 @@ static const char *rdma_event_name(enum engine_conn_event event)
  * gets at most one established and one closing (failure or disconnection)
  * callback, so a program that disconnects inside its disconnection
  * callback is not called again for its own disconnect.
+ *
+ * The established callback is RDMA CM's: on hardware an export/connect
+ * pair is two QPs moved to RTS by the connect call itself, with no event
+ * to report, so DOCA never calls it there and programs (NVIDIA's samples
+ * among them) submit right after doca_rdma_connect. Tasks submitted
+ * before the link is up are held until it is.
  */
 static doca_rdma_connection_established_cb_t rdma_conn_apply_event(struct doca_rdma *rdma,
 								    struct doca_rdma_connection *conn,
@@ -108,7 +114,7 @@ static doca_rdma_connection_established_cb_t rdma_conn_apply_event(struct doca_r
 		if (conn->state == RDMA_CONN_ESTABLISHED || conn->state == RDMA_CONN_CLOSED)
 			return NULL;
 		conn->state = RDMA_CONN_ESTABLISHED;
-		return rdma->established_cb;
+		return conn->by_cm ? rdma->established_cb : NULL;
 	case ENGINE_CONN_FAILED:
 		if (conn->state == RDMA_CONN_CLOSED)
 			return NULL;
@@ -149,6 +155,8 @@ struct doca_rdma_connection *rdma_conn_bind(struct doca_rdma *rdma, struct engin
 static void rdma_deliver_request(struct doca_rdma *rdma, struct engine_conn *engine)
 {
 	struct doca_rdma_connection *conn = rdma_conn_bind(rdma, engine, RDMA_CONN_REQUESTED);
+
+	conn->by_cm = true;
 
 	if (rdma->request_cb == NULL) {
 		SDK_LOG_ERR("rdma: connection request %u rejected: no request callback was set "
@@ -270,8 +278,8 @@ static void rdma_connect_explain_idle(const struct doca_rdma_connection *first, 
 		     "established yet, but this side's PE was not progressed for the last %" PRIu64 " ms "
 		     "(doca_pe_progress not called, no doca_pe_request_notification either): a connection is "
 		     "made inside doca_pe_progress on both sides, so this side kept it waiting; progress the PE "
-		     "right after doca_rdma_connect until the connection callback runs (said once per connection; "
-		     "SOFTDOCA_PE_STALL_MS=%u)",
+		     "right after doca_rdma_connect (tasks submitted meanwhile wait for the connection) (said "
+		     "once per connection; SOFTDOCA_PE_STALL_MS=%u)",
 		     which, (uint64_t)((now - first->connect_ns) / 1000000u), idle_ns / 1000000u,
 		     softdoca_explain_after_ms());
 }
@@ -402,8 +410,7 @@ static bool rdma_conn_dc_passive(const struct doca_rdma *rdma, const struct doca
 
 /* Both sides of a DC program may connect (NVIDIA's multi-connection
  * sample does): on a connection the peer established first, connect
- * checks that the descriptor is that peer's and changes nothing else; the
- * established callback ran already. */
+ * checks that the descriptor is that peer's and changes nothing else. */
 static doca_error_t rdma_conn_dc_bind_back(struct doca_rdma *rdma, struct doca_rdma_connection *conn,
 					   const void *desc, size_t desc_len)
 {
