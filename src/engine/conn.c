@@ -563,9 +563,21 @@ static void conn_close_ep(struct engine_conn *c)
 	engine_cm_established(c); /* no deadline for a closed connection */
 }
 
+/* Whether a send could still reach the worker's posted receives: a
+ * connection not closed yet, or an RDMA CM port new clients come in on. */
+static bool worker_may_receive(const struct engine_worker *w)
+{
+	for (uint32_t i = 0; i < ENGINE_MAX_LISTENERS; i++)
+		if (w->listeners[i].active)
+			return true;
+	for (uint32_t i = 0; i < w->num_conns; i++)
+		if (w->conns[i].state != CONN_FREE && w->conns[i].state != CONN_CLOSED)
+			return true;
+	return false;
+}
+
 /* The connection is over (peer gone, peer said BYE, or local stop):
- * fail what is in flight on it and tell the RDMA layer. Lock held. */
-/* The connection is over: nothing more moves on it. Lock held. */
+ * nothing more moves on it and what is in flight on it fails. Lock held. */
 static void conn_close(struct engine_conn *c, doca_error_t ops_status)
 {
 	c->state = CONN_CLOSED;
@@ -620,6 +632,13 @@ doca_error_t engine_conn_disconnect(struct engine_conn *c)
 
 	pthread_mutex_lock(&w->lock);
 	conn_disconnect_locked(c);
+	/* This side closed its last way in: its posted receives are flushed
+	 * as a QP's receive queue is when the application moves the QP to
+	 * error, so a program that disconnects its only connection stops at
+	 * once. A peer's going away flushes nothing: a QP whose peer vanished
+	 * still waits in RTS (this also runs when the peer closed first). */
+	if (!worker_may_receive(w))
+		engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
 	engine_worker_unlock(w);
 	return DOCA_SUCCESS;
 }

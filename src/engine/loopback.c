@@ -614,6 +614,15 @@ static void lb_check_established(struct lb_conn *c)
 
 static void lb_close(struct lb_conn *x, doca_error_t ops_status, enum engine_conn_event event, bool report);
 
+/* A connection of w not closed yet (the loopback engine has no RDMA CM). */
+static bool lb_worker_may_receive(const struct lb_worker *w)
+{
+	for (uint32_t i = 0; i < w->num_conns; i++)
+		if (w->conns[i].state == LB_EXPORTED || w->conns[i].state == LB_CONNECTED)
+			return true;
+	return false;
+}
+
 /* x is closing: y, linked to it, loses its peer. A y that was only
  * exported (x connected to it, it never connected) just forgets x. */
 static void lb_unlink(struct lb_conn *x, struct lb_conn *y)
@@ -917,8 +926,14 @@ static doca_error_t lb_conn_connect(struct engine_conn *conn, const void *desc, 
 
 static doca_error_t lb_conn_disconnect(struct engine_conn *conn)
 {
+	struct lb_conn *c = lb_conn_of(conn);
+
 	pthread_mutex_lock(&lb_lock);
-	lb_close(lb_conn_of(conn), DOCA_ERROR_CONNECTION_RESET, ENGINE_CONN_DISCONNECTED, false);
+	lb_close(c, DOCA_ERROR_CONNECTION_RESET, ENGINE_CONN_DISCONNECTED, false);
+	/* The last way in closed: the posted receives are flushed, as in
+	 * conn.c's engine_conn_disconnect. */
+	if (!lb_worker_may_receive(c->worker))
+		lb_recv_fail_all(c->worker, DOCA_ERROR_IO_FAILED);
 	pthread_mutex_unlock(&lb_lock);
 	return DOCA_SUCCESS;
 }
