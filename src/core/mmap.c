@@ -1062,6 +1062,29 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *m
 	return DOCA_SUCCESS;
 }
 
+/* A PCI import as the local buffer of an RDMA task: the same checks the
+ * target makes of a PCI region before it copies (started, its device,
+ * exporter alive, export still published); range and permission against
+ * what the exporter published are checked again by every copy. */
+static doca_error_t mmap_pci_task_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
+					     uint32_t *permissions, bool *pci)
+{
+	doca_error_t err;
+
+	*pci = true;
+	if (!mmap->started)
+		return mmap_bad_state(mmap, "local mmap use", "started", "a stopped PCI import reaches nothing");
+	if (dev != NULL && mmap_find_dev(mmap, dev) < 0)
+		return FAIL(DOCA_ERROR_INVALID_VALUE,
+			    "the PCI import was created (doca_mmap_create_from_export) with another device than the "
+			    "context's");
+	err = core_pci_import_check(mmap->pci_import, "local buffer on a PCI import");
+	if (err != DOCA_SUCCESS)
+		return err;
+	*permissions = mmap->permissions;
+	return DOCA_SUCCESS;
+}
+
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
 						       uint32_t *permissions)
 {
@@ -1069,8 +1092,18 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or permissions is NULL");
 	if (mmap->pci_import != NULL)
 		return FAIL(DOCA_ERROR_NOT_SUPPORTED,
-			    "mmap was created from a PCI export; softdoca cannot use it as the local buffer of an RDMA "
-			    "task yet (re-export it with doca_mmap_export_rdma and let the peer read or write it)");
+			    "mmap was created from a PCI export: its memory lives in the exporting process; a buffer "
+			    "in this process's own memory (a local mmap) is needed here");
+	return softdoca_mmap_task_local_info(mmap, dev, permissions, NULL);
+}
+
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_task_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
+							    uint32_t *permissions, bool *pci)
+{
+	if (mmap == NULL || permissions == NULL)
+		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap or permissions is NULL");
+	if (unlikely(mmap->pci_import != NULL) && pci != NULL)
+		return mmap_pci_task_local_info(mmap, dev, permissions, pci);
 	if (mmap->from_export)
 		return FAIL(DOCA_ERROR_INVALID_VALUE, "mmap was created from an export; a local mmap is needed");
 	if (!mmap->started)
@@ -1078,6 +1111,8 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mm
 	if (dev != NULL && mmap_find_dev(mmap, dev) < 0)
 		return FAIL(DOCA_ERROR_NOT_FOUND, "device was not added to the mmap");
 	*permissions = mmap->permissions;
+	if (pci != NULL)
+		*pci = false;
 	return DOCA_SUCCESS;
 }
 

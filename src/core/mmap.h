@@ -73,6 +73,15 @@ SOFTDOCA_EXPORT doca_error_t softdoca_mmap_remote_info(const struct doca_mmap *m
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
 						       uint32_t *permissions);
 
+/* softdoca_mmap_local_info for the local buffers of RDMA tasks, which may
+ * also be on a PCI import (pci NULL refuses those as above). *pci says
+ * which, also on failure. A PCI import must be started, created with dev
+ * (else INVALID_VALUE), its exporter alive (else CONNECTION_ABORTED) and
+ * the export still published (else NOT_FOUND); *permissions is then what
+ * the export granted. Every refusal is logged. */
+SOFTDOCA_EXPORT doca_error_t softdoca_mmap_task_local_info(const struct doca_mmap *mmap, const struct doca_dev *dev,
+							    uint32_t *permissions, bool *pci);
+
 /* This process's identity as written into descriptors: pid and a random
  * 64-bit nonce drawn once per process. Errors: OPERATING_SYSTEM. */
 SOFTDOCA_EXPORT doca_error_t softdoca_mmap_process_identity(uint32_t *pid, uint64_t *nonce);

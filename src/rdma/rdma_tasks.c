@@ -19,6 +19,11 @@
  * alone: it describes the peer's memory, which only the peer owns (real
  * RDMA hardware does not touch it either).
  *
+ * Local buffers may also be on an mmap made from a host's PCI export (the
+ * DPU side of a host/DPU pair): those sges are staged through a buffer of
+ * ours, copied from the exporter at submit or to it when the data arrived
+ * (rdma_pci.c says why and how); every other buffer is used in place.
+ *
  * doca_task_try_submit validates everything below and refuses a bad task
  * with an error; doca_task_submit does not validate up front, so a bad task
  * there completes through its error callback, as a NIC reports a malformed
@@ -38,6 +43,7 @@
 #include "log_internal.h"
 #include "mmap.h"
 #include "rdma.h"
+#include "rdma_pci.h"
 #include "sync_event.h"
 #include "trace.h"
 
@@ -55,7 +61,13 @@ struct rdma_task {
 	struct doca_task task;		    /* first: the PE calls back with this pointer */
 	struct engine_wr wr;		    /* posted to the engine */
 	struct doca_rdma_connection *conn;  /* NULL for receive */
+	/* Local buffers on PCI imports (rdma_pci.c): which sges of wr are
+	 * (bit n: sge n; set by prepare), and their staging while in flight. */
+	uint32_t pci_sges;
+	struct rdma_pci_stage *pci;
 };
+
+_Static_assert(ENGINE_MAX_SGE <= 32, "pci_sges has one bit per sge");
 
 struct doca_rdma_task_receive {
 	struct rdma_task base;
@@ -170,18 +182,42 @@ static void rdma_task_null(const char *func)
 /* ------------------------------------------------------------------ */
 /* Buffers                                                            */
 
-/* A local buffer: on a started local mmap that has the context's device,
- * writable if need_write. */
+/* A PCI import as local buffer index of wr (rdma_pci.c): the export must
+ * grant the access; the sge is staged at submit. */
+static __attribute__((noinline)) doca_error_t rdma_buf_pci(uint32_t perms, bool need_write, const char *what,
+							   uint32_t index, struct engine_wr *wr)
+{
+	if (need_write && !(perms & DOCA_ACCESS_FLAG_PCI_READ_WRITE)) {
+		SDK_LOG_ERR("%s buffer %u: DOCA_ERROR_NOT_PERMITTED: the buffer is on a PCI import whose export grants "
+			    "0x%x; a buffer the task writes into needs DOCA_ACCESS_FLAG_PCI_READ_WRITE. Fix: the "
+			    "exporter grants it with doca_mmap_set_permissions before doca_mmap_start and exports again",
+			    what, index, perms);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!need_write && !(perms & (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE))) {
+		SDK_LOG_ERR("%s buffer %u: DOCA_ERROR_NOT_PERMITTED: the buffer is on a PCI import whose export grants "
+			    "0x%x, no PCI read",
+			    what, index, perms);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	container_of(wr, struct rdma_task, wr)->pci_sges |= 1u << index;
+	return DOCA_SUCCESS;
+}
+
+/* A local buffer, index of wr's sges: on a started local mmap that has the
+ * context's device, writable if need_write; or on a PCI import of the
+ * context's device (rdma_buf_pci). */
 static doca_error_t rdma_buf_local(const struct doca_rdma *rdma, const struct doca_buf *buf, bool need_write,
-				   const char *what, uint32_t index)
+				   const char *what, uint32_t index, struct engine_wr *wr)
 {
 	struct doca_mmap *mmap = softdoca_buf_get_mmap(buf);
 	uint32_t perms = 0;
+	bool pci = false;
 	doca_error_t status = mmap == NULL ? DOCA_ERROR_INVALID_VALUE :
-					     softdoca_mmap_local_info(mmap, rdma->ctx.dev, &perms);
+					     softdoca_mmap_task_local_info(mmap, rdma->ctx.dev, &perms, &pci);
 
-	if (status == DOCA_ERROR_NOT_SUPPORTED)
-		return status; /* a PCI import: the line above says so */
+	if (unlikely(pci)) /* a PCI import; a refusal was said */
+		return status != DOCA_SUCCESS ? status : rdma_buf_pci(perms, need_write, what, index, wr);
 	if (status != DOCA_SUCCESS) {
 		SDK_LOG_ERR("%s: buffer %u is not in local memory usable by this context (a started local mmap with "
 			    "the context's device)",
@@ -236,7 +272,7 @@ static doca_error_t rdma_sge_source(const struct doca_rdma *rdma, const struct d
 				    max_bufs);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		status = rdma_buf_local(rdma, buf, false, what, n);
+		status = rdma_buf_local(rdma, buf, false, what, n, wr);
 		if (status != DOCA_SUCCESS)
 			return status;
 		wr->sge[n].addr = (void *)softdoca_buf_data_addr(buf);
@@ -267,7 +303,7 @@ static doca_error_t rdma_sge_dest(const struct doca_rdma *rdma, const struct doc
 			SDK_LOG_ERR("%s: buffer list is longer than %u allowed", what, max_bufs);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		status = rdma_buf_local(rdma, buf, true, what, n);
+		status = rdma_buf_local(rdma, buf, true, what, n, wr);
 		if (status != DOCA_SUCCESS)
 			return status;
 		wr->sge[n].addr = (void *)softdoca_buf_tail_addr(buf);
@@ -325,6 +361,7 @@ static void rdma_wr_reset(struct engine_wr *wr, enum engine_opcode opcode, struc
 	wr->result_imm = 0;
 	wr->result_conn = NULL;
 	wr->refusal.kind = ENGINE_REFUSAL_NONE;
+	container_of(wr, struct rdma_task, wr)->pci_sges = 0;
 }
 
 /* The task's connection as the engine knows it. */
@@ -511,7 +548,7 @@ static doca_error_t atomic_common(const struct doca_task *task, enum engine_opco
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* The result goes after the result buffer's data; head only. */
-	status = rdma_buf_local(rdma, result, true, what, 0);
+	status = rdma_buf_local(rdma, result, true, what, 0, wr);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (softdoca_buf_tail_room(result) < RDMA_ATOMIC_SIZE) {
@@ -575,7 +612,7 @@ static doca_error_t sync_result_sge(const struct doca_task *task, const struct d
 		SDK_LOG_ERR("%s: result buffer is NULL", what);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	status = rdma_buf_local(rdma_of(task), buf, true, what, 0);
+	status = rdma_buf_local(rdma_of(task), buf, true, what, 0, wr);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (softdoca_buf_tail_room(buf) < sizeof(uint64_t)) {
@@ -622,7 +659,7 @@ static doca_error_t remote_net_sync_event_notify_set_prepare(const struct doca_t
 		SDK_LOG_ERR("%s: source buffer is NULL", what);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	status = rdma_buf_local(rdma_of(task), t->src_buf, false, what, 0);
+	status = rdma_buf_local(rdma_of(task), t->src_buf, false, what, 0, wr);
 	if (status != DOCA_SUCCESS)
 		return status;
 	if (softdoca_buf_data_len(t->src_buf) < sizeof(uint64_t)) {
@@ -789,11 +826,79 @@ static __attribute__((noinline, cold)) void rdma_explain_refusal(struct rdma_tas
 	}
 }
 
+/* The task's local buffer list, whose n-th buffer is sge n, and whether
+ * the task writes it. */
+static const struct doca_buf *rdma_task_local_list(const struct rdma_task *t, bool *dest)
+{
+	*dest = true;
+	switch (t->wr.opcode) {
+	case ENGINE_OP_RECV:
+		return container_of(t, const struct doca_rdma_task_receive, base)->dst_buf;
+	case ENGINE_OP_READ:
+		return container_of(t, const struct doca_rdma_task_read, base)->dst_buf;
+	case ENGINE_OP_ATOMIC_CAS:
+		return container_of(t, const struct doca_rdma_task_atomic_cmp_swp, base)->result_buf;
+	case ENGINE_OP_ATOMIC_FADD:
+		return container_of(t, const struct doca_rdma_task_atomic_fetch_add, base)->result_buf;
+	case ENGINE_OP_SYNC_GET:
+		return container_of(t, const struct doca_rdma_task_remote_net_sync_event_get, base)->dst_buf;
+	case ENGINE_OP_SYNC_ADD:
+		return container_of(t, const struct doca_rdma_task_remote_net_sync_event_notify_add, base)->result_buf;
+	default:
+		break;
+	}
+	*dest = false;
+	switch (t->wr.opcode) {
+	case ENGINE_OP_SEND:
+		return container_of(t, const struct doca_rdma_task_send, base)->src_buf;
+	case ENGINE_OP_SEND_IMM:
+		return container_of(t, const struct doca_rdma_task_send_imm, base)->src_buf;
+	case ENGINE_OP_WRITE:
+		return container_of(t, const struct doca_rdma_task_write, base)->src_buf;
+	case ENGINE_OP_WRITE_IMM:
+		return container_of(t, const struct doca_rdma_task_write_imm, base)->src_buf;
+	case ENGINE_OP_SYNC_SET:
+		return container_of(t, const struct doca_rdma_task_remote_net_sync_event_notify_set, base)->src_buf;
+	default:
+		return NULL;
+	}
+}
+
+/* Local buffers on PCI imports: stage them (rdma_pci.c). */
+static __attribute__((noinline)) doca_error_t rdma_task_stage_in(struct rdma_task *t)
+{
+	bool dest;
+	const struct doca_buf *list = rdma_task_local_list(t, &dest);
+
+	return rdma_pci_stage_in(&t->wr, list, t->pci_sges, dest, &t->pci);
+}
+
+/* A staged task is done: a destination's bytes go to the exporters. A
+ * write with immediate placed nothing in the receive's buffer. */
+static __attribute__((noinline)) void rdma_task_stage_out(struct rdma_task *t)
+{
+	struct engine_wr *wr = &t->wr;
+	uint64_t filled = wr->result_len;
+	bool ok = wr->status == DOCA_SUCCESS;
+
+	if (wr->opcode == ENGINE_OP_RECV && wr->result_kind == ENGINE_RECV_WRITE_IMM)
+		filled = 0;
+	rdma_pci_stage_out(t->pci, wr, filled);
+	t->pci = NULL;
+	if (ok && wr->status != DOCA_SUCCESS)
+		SDK_LOG_RL(DOCA_LOG_LEVEL_ERROR,
+			   "%s: %s: the data arrived but could not be placed in its destination on a PCI import (the "
+			   "line above says why)",
+			   t->task.type->name, doca_error_get_name(wr->status));
+}
+
 /* The engine's done(): any thread; record and queue for the PE. */
 static void rdma_wr_done(struct engine_wr *wr)
 {
 	struct rdma_task *t = container_of(wr, struct rdma_task, wr);
 
+	if (unlikely(t->pci != NULL))
+		rdma_task_stage_out(t);
 	if (unlikely(wr->refusal.kind != ENGINE_REFUSAL_NONE) && wr->status != DOCA_SUCCESS && t->conn != NULL)
 		rdma_explain_refusal(t, wr);
 	rdma_task_results(t, wr, wr->status == DOCA_SUCCESS);
@@ -825,12 +930,21 @@ static __attribute__((noinline, cold)) void rdma_explain_full(struct doca_rdma *
 		     t->task.type->name, t->conn->id, rdma->props.send_queue_size, inflight, RDMA_MAX_SEND_QUEUE_SIZE);
 }
 
+/* Posting failed: the caller keeps the task; a resubmit stages again. */
+static void rdma_task_unstage(struct rdma_task *t)
+{
+	rdma_pci_stage_free(t->pci);
+	t->pci = NULL;
+}
+
 static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn prepare)
 {
 	struct rdma_task *t = container_of(task, struct rdma_task, task);
 	struct doca_rdma *rdma = rdma_of(task);
 	doca_error_t status = prepare(task, &t->wr);
 
+	if (unlikely(status == DOCA_SUCCESS && t->pci_sges != 0))
+		status = rdma_task_stage_in(t);
 	if (unlikely(status != DOCA_SUCCESS)) {
 		/* doca_task_submit does not validate: the task fails through
 		 * its error callback, like a malformed work request. */
@@ -839,8 +953,12 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	}
 	/* Engine errors (DOCA_ERROR_FULL: send queue full, NOT_CONNECTED) go
 	 * back to the caller, who keeps the task. */
-	if (t->wr.opcode == ENGINE_OP_RECV)
-		return rdma->engine_ops->post_recv(rdma->worker, &t->wr);
+	if (t->wr.opcode == ENGINE_OP_RECV) {
+		status = rdma->engine_ops->post_recv(rdma->worker, &t->wr);
+		if (unlikely(status != DOCA_SUCCESS))
+			rdma_task_unstage(t);
+		return status;
+	}
 	/* Submitted from a completion callback, or without FLUSH: sent with
 	 * the others when rdma_deliver flushes, or before the connection's
 	 * next request that is not held back. */
@@ -848,6 +966,8 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 	if (unlikely(softdoca_trace_on))
 		t->wr.trace_task = task; /* the engine says when it is sent */
 	status = rdma->engine_ops->post(&t->wr);
+	if (unlikely(status != DOCA_SUCCESS))
+		rdma_task_unstage(t);
 	if (unlikely(status == DOCA_ERROR_FULL))
 		rdma_explain_full(rdma, t);
 	return status;
@@ -855,12 +975,12 @@ static doca_error_t rdma_task_submit(struct doca_task *task, rdma_prepare_fn pre
 
 static doca_error_t rdma_task_check(const struct doca_task *task, rdma_prepare_fn prepare)
 {
-	struct engine_wr scratch; /* a check gets a const task: translate into a scratch wr */
-	doca_error_t status = prepare(task, &scratch);
+	struct rdma_task scratch; /* a check gets a const task: translate into a scratch wr */
+	doca_error_t status = prepare(task, &scratch.wr);
 
 	if (status != DOCA_SUCCESS)
 		return status;
-	if (scratch.conn != NULL && !rdma_of(task)->engine_ops->conn_is_usable(scratch.conn)) {
+	if (scratch.wr.conn != NULL && !rdma_of(task)->engine_ops->conn_is_usable(scratch.wr.conn)) {
 		SDK_LOG_ERR("%s: connection %u is not usable (not connected yet, failed or closed)", task->type->name,
 			    rdma_task_of(task)->conn->id);
 		return DOCA_ERROR_NOT_CONNECTED;
@@ -971,6 +1091,7 @@ static doca_error_t rdma_task_alloc(struct doca_rdma *rdma, enum rdma_task_kind 
 		return status;
 	*t_out = container_of(task, struct rdma_task, task);
 	(*t_out)->conn = conn;
+	(*t_out)->pci = NULL;
 	return DOCA_SUCCESS;
 }
 

@@ -22,6 +22,7 @@
 #include <doca_mmap.h>
 #include <doca_rdma.h>
 
+#include "mmap_pci.h"
 #include "pci_peer.h"
 #include "rdma_pair.h"
 
@@ -148,18 +149,21 @@ static void test_rdma_through_pci_import(void **state)
 	for (i = 0; i < half; i++)
 		assert_int_equal(mem[i], pattern(i, 1));
 
-	/* The import as the local buffer of the DPU's own RDMA task: not
-	 * supported (yet), refused at submit (the log line says why). */
+	/* The import as the local buffer of the DPU's own RDMA task: the
+	 * source is staged out of the host (test_rdma_pci_local.c tests the
+	 * rest), here into the host itself through the re-export. */
 	{
 		struct doca_rdma_task_write *t;
 		struct doca_buf *src = buf_on(hostm, host, 64, 64);
 		struct doca_buf *dst = buf_on(remote, host + 128, 64, 0);
+		uint8_t back[64];
 
 		assert_ok(doca_rdma_task_write_allocate_init(B.rdma, B.conn, src, dst, ud, &t));
-		assert_fails(doca_task_try_submit(doca_rdma_task_write_as_task(t)), DOCA_ERROR_NOT_SUPPORTED);
-		doca_task_free(doca_rdma_task_write_as_task(t));
-		put(src);
-		put(dst);
+		submit_and_wait(doca_rdma_task_write_as_task(t), src, dst);
+		assert_int_equal(err_calls, 0);
+		assert_ok(softdoca_mmap_copy(NULL, (uintptr_t)back, hostm, (uintptr_t)(host + 128), sizeof(back)));
+		for (i = 0; i < sizeof(back); i++)
+			assert_int_equal(back[i], pattern(i, 1));
 	}
 
 	/* An atomic cannot be done in another process's memory. */
