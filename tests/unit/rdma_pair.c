@@ -16,6 +16,8 @@
 #include <doca_buf_inventory.h>
 #include <doca_log.h>
 
+#include "rdma.h" /* struct doca_rdma_connection: conn_is_up only */
+
 _Atomic int error_lines;
 _Atomic int warning_lines;
 char last_error[2048];
@@ -358,12 +360,41 @@ void side_destroy(struct side *s)
 	s->rdma = NULL;
 }
 
+/*
+ * A test seam: DOCA has no call that says whether a connection is up, and
+ * no event for one made by doca_rdma_export + doca_rdma_connect (the
+ * established callback is RDMA CM's only; on hardware the connect call
+ * itself moves the QP to RTS). Programs just submit; a test that must know
+ * the link is up before going on (which connection came up 2nd, a drop
+ * timed from establishment, a fixture that hands a connected pair to the
+ * test) reads the library's state. The state changes inside
+ * doca_pe_progress, on the thread that calls it, which is this one.
+ */
+bool conn_is_up(const struct doca_rdma_connection *conn)
+{
+	return conn->state == RDMA_CONN_ESTABLISHED;
+}
+
+bool progress_until_up(const struct doca_rdma_connection *conn)
+{
+	uint64_t deadline = now_ms() + 10000;
+
+	while (!conn_is_up(conn)) {
+		if (now_ms() > deadline)
+			return false;
+		(void)doca_pe_progress(pe);
+	}
+	return true;
+}
+
 void pair_connect(void)
 {
 	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
 	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
-	assert_true(progress_until(&A.established, 1));
-	assert_true(progress_until(&B.established, 1));
+	assert_true(progress_until_up(A.conn));
+	assert_true(progress_until_up(B.conn));
+	/* Up without the established callback: it is RDMA CM's only. */
+	assert_int_equal(A.established + B.established, 0);
 }
 
 struct doca_rdma_task_receive *post_receive(struct side *s, struct doca_buf *dst)

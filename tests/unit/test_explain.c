@@ -650,6 +650,7 @@ static void test_connect_never_answered(void **state)
 		(void)doca_pe_progress(pe);
 		(void)poll(NULL, 0, 1);
 	}
+	assert_false(conn_is_up(A.conn));
 	assert_int_equal(A.established, 0);
 	assert_int_equal(A.failed, 0);
 	assert_ok(doca_rdma_connection_get_id(A.conn, &id));
@@ -706,6 +707,7 @@ static void test_connect_this_side_idle(void **state)
 	assert_warning_says(needle);
 	assert_warning_says("ms ago and the connection is still not established. Likely: the peer has not called "
 			    "doca_rdma_connect with this side's descriptor");
+	assert_false(conn_is_up(A.conn));
 	assert_int_equal(A.established, 0);
 	/* Each once per connection. */
 	for (uint64_t until = now_ms() + 500; now_ms() < until;)
@@ -902,6 +904,7 @@ static void test_stale_descriptor_of_exited_process(void **state)
 	assert_true(error_lines > before);
 	assert_error_says(needle);
 	assert_error_says("have the peer export again and pass its new descriptor");
+	assert_false(conn_is_up(A.conn));
 	assert_int_equal(A.established, 0);
 }
 

@@ -675,7 +675,9 @@ static void test_drop_seen_by_both_sides(void **state)
 /* /nth= and /id= choose connections: A has two, to C (id 2, established
  * first) and to B (id 1, second). The drop rule for the 2nd established
  * drops B's after one operation and never C's; the fail rule for id 2
- * fails C's 2nd write only. */
+ * fails C's 2nd write only. The order of establishment is the point, so
+ * the test waits for each connection to be up (conn_is_up: export/connect
+ * gives no established callback). */
 static void test_select_connection(void **state)
 {
 	struct doca_rdma_connection *a_to_c;
@@ -697,12 +699,13 @@ static void test_select_connection(void **state)
 	side_make(&C, 0);
 	assert_ok(doca_rdma_connect(A.rdma, C.desc, C.desc_len, a_to_c));
 	assert_ok(doca_rdma_connect(C.rdma, desc, desc_len, C.conn));
-	assert_true(progress_until(&A.established, 1));
-	assert_true(progress_until(&C.established, 1));
+	assert_true(progress_until_up(a_to_c));
+	assert_true(progress_until_up(C.conn));
+	assert_false(conn_is_up(A.conn));
 	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
 	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
-	assert_true(progress_until(&A.established, 2));
-	assert_true(progress_until(&B.established, 1));
+	assert_true(progress_until_up(A.conn));
+	assert_true(progress_until_up(B.conn));
 
 	assert_ok(doca_task_submit(write_on(&ops[0], a_to_c, 0, 1)));
 	assert_ok(doca_task_submit(write_on(&ops[1], a_to_c, 64, 2)));
@@ -726,6 +729,7 @@ static void test_select_connection(void **state)
 	assert_int_equal(mem_at(192), 4);
 	assert_int_equal(A.failed, 1);
 	assert_int_equal(C.failed + C.disconnected, 0);
+	assert_int_equal(A.established + B.established + C.established, 0);
 	assert_int_equal(count_of(SOFTDOCA_FAULT_DROPPED), 1);
 	assert_int_equal(count_of(SOFTDOCA_FAULT_FAILED), 1);
 	for (int i = 0; i < 4; i++)

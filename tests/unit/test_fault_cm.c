@@ -91,6 +91,10 @@ static void test_cm_reject_wakes_sleeper(void **state)
 	assert_ok(doca_rdma_connect_to_addr(B.rdma, addr, ud));
 	assert_true(progress_notified_until(&B.established, 1, 8000, NULL));
 	assert_true(progress_notified_until(&A.established, 1, 8000, NULL));
+	/* RDMA CM: exactly one established callback a side. */
+	progress_rounds(20);
+	assert_int_equal(A.established, 1);
+	assert_int_equal(B.established, 1);
 	assert_int_equal(requests, 1);
 	assert_int_equal(B.failed, 1);
 	assert_ok(doca_rdma_addr_destroy(addr));

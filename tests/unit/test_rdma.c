@@ -694,10 +694,10 @@ static void test_dc_both_sides_connect(void **state)
 	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
 	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
 	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
-	assert_true(progress_until(&B.established, 1)); /* A's HELLO reached B */
+	assert_true(progress_until_up(B.conn)); /* A's HELLO reached B */
 	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
-	assert_true(progress_until(&A.established, 1));
 
+	/* Submitted right after connect, as programs do: held until A is up. */
 	memcpy(mem_rw, "DC both!", 8);
 	recv = post_receive(&A, dst);
 	assert_ok(doca_rdma_task_send_allocate_init(B.rdma, B.conn, src, ud, &send));
@@ -705,10 +705,68 @@ static void test_dc_both_sides_connect(void **state)
 	assert_true(progress_until(&ok_calls, 2));
 	assert_int_equal(err_calls, 0);
 	assert_memory_equal(mem_rw + 1024, "DC both!", 8);
+	assert_true(progress_until_up(A.conn));
+	/* Export/connect: up with no established callback on either side. */
+	progress_rounds(20);
+	assert_int_equal(A.established + B.established, 0);
 	doca_task_free(doca_rdma_task_receive_as_task(recv));
 	doca_task_free(doca_rdma_task_send_as_task(send));
 	put(src);
 	put(dst);
+}
+
+/* What programs do (NVIDIA's samples): export, connect, submit at once,
+ * with no wait for the connection. The tasks of both sides are held
+ * until it is up and then carried; no established callback runs on
+ * either side, as on hardware (it is RDMA CM's only). */
+static void test_submit_right_after_connect(void **state)
+{
+	struct doca_buf *a_src = buf_on(mmap_rw, mem_rw, 64, 8);
+	struct doca_buf *a_dst = buf_on(mmap_rw, mem_rw + 1024, 64, 0);
+	struct doca_buf *b_src = buf_on(mmap_rw, mem_rw + 2048, 64, 8);
+	struct doca_buf *b_dst = buf_on(mmap_rw, mem_rw + 3072, 64, 0);
+	struct doca_rdma_task_receive *a_recv, *b_recv;
+	struct doca_rdma_task_send *a_send, *b_send;
+	union doca_data ud = {.u64 = 0};
+
+	(void)state;
+	ok_calls = err_calls = done_calls = 0;
+	side_create(&A);
+	side_create(&B);
+	side_configure_tasks(&A);
+	side_configure_tasks(&B);
+	assert_ok(doca_ctx_start(A.ctx));
+	assert_ok(doca_ctx_start(B.ctx));
+	assert_ok(doca_rdma_export(A.rdma, &A.desc, &A.desc_len, &A.conn));
+	assert_ok(doca_rdma_export(B.rdma, &B.desc, &B.desc_len, &B.conn));
+	memcpy(mem_rw, "from A!!", 8);
+	memcpy(mem_rw + 2048, "from B!!", 8);
+	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
+	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
+	a_recv = post_receive(&A, a_dst);
+	b_recv = post_receive(&B, b_dst);
+	assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, a_src, ud, &a_send));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(a_send)));
+	assert_ok(doca_rdma_task_send_allocate_init(B.rdma, B.conn, b_src, ud, &b_send));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(b_send)));
+	assert_true(progress_until(&ok_calls, 4));
+	assert_int_equal(err_calls, 0);
+	assert_memory_equal(mem_rw + 1024, "from B!!", 8);
+	assert_memory_equal(mem_rw + 3072, "from A!!", 8);
+	/* Up on both sides, and the callback never ran (it would fail this). */
+	assert_true(progress_until_up(A.conn));
+	assert_true(progress_until_up(B.conn));
+	progress_rounds(20);
+	assert_int_equal(A.established + B.established, 0);
+	assert_int_equal(A.failed + B.failed + A.disconnected + B.disconnected, 0);
+	doca_task_free(doca_rdma_task_receive_as_task(a_recv));
+	doca_task_free(doca_rdma_task_receive_as_task(b_recv));
+	doca_task_free(doca_rdma_task_send_as_task(a_send));
+	doca_task_free(doca_rdma_task_send_as_task(b_send));
+	put(a_src);
+	put(a_dst);
+	put(b_src);
+	put(b_dst);
 }
 
 /* ---- tasks: allocation and accessors ----------------------------------------- */
@@ -1442,6 +1500,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_submit_invalid_fails_in_callback, setup_running, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_connect_twice_and_disconnect, setup_pair, teardown_sides),
 		cmocka_unit_test_teardown(test_dc_both_sides_connect, teardown_sides),
+		cmocka_unit_test_teardown(test_submit_right_after_connect, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_send_receive, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_write_then_read, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_submit_without_flush_waits_for_doorbell, setup_pair, teardown_sides),
