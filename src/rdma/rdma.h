@@ -96,7 +96,7 @@ enum rdma_conn_state {
 	RDMA_CONN_EXPORTED = 0, /* doca_rdma_export made it */
 	RDMA_CONN_REQUESTED,    /* RDMA CM: a client asks; accept or reject */
 	RDMA_CONN_CONNECTING,   /* doca_rdma_connect was called */
-	RDMA_CONN_ESTABLISHED,  /* the established callback was delivered */
+	RDMA_CONN_ESTABLISHED,  /* the link is up (the established callback ran, for RDMA CM) */
 	RDMA_CONN_CLOSED,       /* failure or disconnection was delivered */
 };
 
