@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,8 +103,11 @@ static inline bool child_send_desc(int fd, const void *desc, size_t len)
 	return write_full(fd, &l, sizeof(l)) && write_full(fd, desc, len);
 }
 
-/* Commands: 'v' verify the memory holds pattern seed 50 (answer 1/0),
- * 's' stop the mmap (answer 1 when done), 'q' clean up and exit. */
+/* Commands: 'v' verify the second half holds pattern seed 50 (answer
+ * 1/0), 'z' zero the second half, 's' stop the mmap (revoke), 'd' become
+ * non-dumpable (the kernel then refuses process_vm_* to anyone without
+ * CAP_SYS_PTRACE), 'q' clean up and exit; each but 'q' answers 1 when
+ * done. */
 static inline int child_mmap_main(int in, int out, uint32_t perms)
 {
 	static uint8_t mem[MEM_LEN];
@@ -132,8 +136,17 @@ static inline int child_mmap_main(int in, int out, uint32_t perms)
 				ok &= mem[i] == pattern(i, 50);
 			write_full(out, &ok, 1);
 			break;
+		case 'z':
+			memset(mem + MEM_LEN / 2, 0, MEM_LEN / 2);
+			ok = 1;
+			write_full(out, &ok, 1);
+			break;
 		case 's':
 			ok = doca_mmap_stop(mmap) == DOCA_SUCCESS;
+			write_full(out, &ok, 1);
+			break;
+		case 'd':
+			ok = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
 			write_full(out, &ok, 1);
 			break;
 		case 'q':

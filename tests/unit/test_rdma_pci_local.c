@@ -115,62 +115,8 @@ static _Alignas(64) uint8_t bmem[4096];
 
 /* ---- the host ---------------------------------------------------------------- */
 
-/* Exports [mem, +MEM_LEN) (pattern seed 1) granting perms. Commands:
- * 'v' the second half holds pattern seed 50 (1/0), 'z' zero the second
- * half, 's' stop the mmap (revoke), 'd' become non-dumpable (the kernel
- * then refuses process_vm_* to anyone without CAP_SYS_PTRACE), 'q' quit. */
-static int child_host_main(int in, int out, uint32_t perms)
-{
-	static uint8_t hmem[MEM_LEN];
-	struct doca_dev *hdev = open_dev();
-	struct doca_mmap *mmap;
-	const void *desc;
-	size_t len, i;
-	char cmd;
-	uint8_t ok;
-
-	alarm(60); /* never outlive a broken test */
-	for (i = 0; i < MEM_LEN; i++)
-		hmem[i] = pattern(i, 1);
-	if (hdev == NULL || doca_mmap_create(&mmap) != DOCA_SUCCESS ||
-	    doca_mmap_set_memrange(mmap, hmem, MEM_LEN) != DOCA_SUCCESS ||
-	    doca_mmap_set_permissions(mmap, perms) != DOCA_SUCCESS || doca_mmap_add_dev(mmap, hdev) != DOCA_SUCCESS ||
-	    doca_mmap_start(mmap) != DOCA_SUCCESS || doca_mmap_export_pci(mmap, hdev, &desc, &len) != DOCA_SUCCESS)
-		return 2;
-	if (!child_send_desc(out, desc, len))
-		return 3;
-	while (read_full(in, &cmd, 1)) {
-		switch (cmd) {
-		case 'v':
-			ok = 1;
-			for (i = HALF; i < MEM_LEN; i++)
-				ok &= hmem[i] == pattern(i, 50);
-			write_full(out, &ok, 1);
-			break;
-		case 'z':
-			memset(hmem + HALF, 0, HALF);
-			ok = 1;
-			write_full(out, &ok, 1);
-			break;
-		case 's':
-			ok = doca_mmap_stop(mmap) == DOCA_SUCCESS;
-			write_full(out, &ok, 1);
-			break;
-		case 'd':
-			ok = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0;
-			write_full(out, &ok, 1);
-			break;
-		case 'q':
-			doca_mmap_destroy(mmap);
-			doca_dev_close(hdev);
-			return 0;
-		}
-	}
-	return 4;
-}
-
 const struct pci_child pci_children[] = {
-	{"host", child_host_main},
+	{"host", child_mmap_main},
 	{NULL, NULL},
 };
 
@@ -223,7 +169,7 @@ static bool dpu_up(struct dpu *d, uint32_t perms, enum forge forge)
 	size_t len;
 
 	memset(d, 0, sizeof(*d));
-	spawn_exec(&d->p, child_host_main, perms);
+	spawn_exec(&d->p, child_mmap_main, perms);
 	if (rdma_pair_setup() != 0) {
 		print_message("skipped: no soft loopback device\n");
 		finish(&d->p);
