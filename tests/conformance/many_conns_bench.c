@@ -17,6 +17,12 @@
  * Before each submit the slot's source is filled with the pattern of the
  * iteration it carries, so the target's final contents prove that every
  * slot's last write landed, at its own place, after all earlier ones.
+ *
+ * The connections are export/connect: as on hardware, where
+ * doca_rdma_connect moves the QP to RTS with no event, DOCA calls no
+ * established callback for them (RDMA CM only), and it must never run
+ * here. A connection is up once a write on it has completed: before the
+ * clock starts, one write on each (warm_up).
  * Exit 0 on success, 1 on failure, 77 when the device is missing.
  */
 #include <errno.h>
@@ -43,6 +49,7 @@
 
 #define TIMEOUT_S 120.0
 #define SKIP 77
+#define WARM_UP_BIT (UINT64_C(1) << 63) /* in a warm-up write's user data */
 
 #define TRY(call)                                                                                         \
 	do {                                                                                              \
@@ -71,10 +78,11 @@ struct app {
 	uint8_t *src, *dst;
 	size_t len;
 	enum doca_ctx_states state;
-	uint32_t established, broken;
+	uint32_t established, broken; /* established must stay 0 (export/connect) */
 	struct slot *slots;
 	uint64_t done, failed;
 	uint32_t slots_finished;
+	uint32_t warmed; /* warm-up writes completed */
 };
 
 static const char *role = "bench";
@@ -172,13 +180,27 @@ static void fill_src(struct app *a, uint32_t s)
 		a->slots[s].src[i] = pattern(base + i, a->slots[s].iter);
 }
 
+/* A warm-up write is done (see warm_up): it goes back to the pool. */
+static void warm_up_done(struct app *a, struct doca_rdma_task_write *t)
+{
+	(void)doca_buf_dec_refcount((struct doca_buf *)doca_rdma_task_write_get_src_buf(t), NULL);
+	(void)doca_buf_dec_refcount(doca_rdma_task_write_get_dst_buf(t), NULL);
+	doca_task_free(doca_rdma_task_write_as_task(t));
+	a->warmed++;
+}
+
 /* The benchmark's heart: a finished write goes straight back out. */
 static void on_write_done(struct doca_rdma_task_write *t, union doca_data tu, union doca_data ud)
 {
 	struct app *a = ud.ptr;
-	struct slot *sl = &a->slots[tu.u64];
+	struct slot *sl;
 	doca_error_t err;
 
+	if (tu.u64 & WARM_UP_BIT) {
+		warm_up_done(a, t);
+		return;
+	}
+	sl = &a->slots[tu.u64];
 	a->done++;
 	if (sl->iter == n_iters) {
 		a->slots_finished++;
@@ -198,6 +220,13 @@ static void on_write_error(struct doca_rdma_task_write *t, union doca_data tu, u
 {
 	struct app *a = ud.ptr;
 
+	if (tu.u64 & WARM_UP_BIT) {
+		fprintf(stderr, "[%s] the warm-up write on connection %" PRIu64 " failed: %s\n", role,
+			tu.u64 & ~WARM_UP_BIT, doca_error_get_name(doca_task_get_status(doca_rdma_task_write_as_task(t))));
+		a->failed++;
+		warm_up_done(a, t);
+		return;
+	}
 	fprintf(stderr, "[%s] write of slot %" PRIu64 " failed: %s\n", role, tu.u64,
 		doca_error_get_name(doca_task_get_status(doca_rdma_task_write_as_task(t))));
 	a->failed++;
@@ -256,9 +285,9 @@ static bool idle(struct app *a)
 	return a->state == DOCA_CTX_STATE_IDLE;
 }
 
-static bool all_up(struct app *a)
+static bool warmed_up(struct app *a)
 {
-	return a->established == n_conns || a->broken > 0;
+	return a->warmed == n_conns || a->broken > 0;
 }
 
 static bool all_finished(struct app *a)
@@ -340,6 +369,13 @@ static int teardown(struct app *a)
 			rc = -1;
 		if (doca_rdma_destroy(a->rdma) != DOCA_SUCCESS)
 			rc = -1;
+		/* IDLE: every connection callback has run. */
+		if (a->established != 0) {
+			fprintf(stderr, "[%s] the established callback ran %u time(s) for export/connect connections "
+					"(DOCA calls it for RDMA CM connections only)\n",
+				role, a->established);
+			rc = -1;
+		}
 	}
 	if (a->pe != NULL && doca_pe_destroy(a->pe) != DOCA_SUCCESS)
 		rc = -1;
@@ -489,12 +525,33 @@ static void free_all(void **d)
 	free(d);
 }
 
-static int check_up(struct app *a)
+/* The initiator's connections are up once a write on each has completed
+ * (no established callback on export/connect): one write per connection,
+ * into its first slot (the bench writes it again), submitted right after
+ * the connects as a DOCA program does; the library holds it until its
+ * connection is up. Before the clock starts. */
+static int warm_up(struct app *a)
 {
-	if (wait_until(a, all_up, "every connection") != 0)
+	void *raddr;
+	size_t rlen;
+
+	TRY(doca_mmap_get_memrange(a->remote_mmap, &raddr, &rlen));
+	for (uint32_t c = 0; c < n_conns; c++) {
+		size_t off = (size_t)c * n_inflight * wsize;
+		union doca_data tu = {.u64 = WARM_UP_BIT | c};
+		struct doca_rdma_task_write *t;
+		struct doca_buf *src, *dst;
+
+		TRY(doca_buf_inventory_buf_get_by_data(a->inv, a->src_mmap, a->src + off, wsize, &src));
+		TRY(doca_buf_inventory_buf_get_by_addr(a->inv, a->remote_mmap, (uint8_t *)raddr + off, wsize, &dst));
+		TRY(doca_rdma_task_write_allocate_init(a->rdma, a->conns[c], src, dst, tu, &t));
+		TRY(doca_task_submit(doca_rdma_task_write_as_task(t)));
+	}
+	if (wait_until(a, warmed_up, "a first write completed on every connection") != 0)
 		return -1;
-	if (a->broken != 0) {
-		fprintf(stderr, "[%s] %u connection(s) failed\n", role, a->broken);
+	if (a->broken != 0 || a->failed != 0) {
+		fprintf(stderr, "[%s] before the bench: %u connection(s) failed, %" PRIu64 " warm-up write(s) failed\n",
+			role, a->broken, a->failed);
 		return -1;
 	}
 	return 0;
@@ -517,11 +574,9 @@ static int run_self(struct app *a)
 		TRY(doca_rdma_connect(a->rdma, d[1], dn[1], a->conns[i]));
 		TRY(doca_rdma_connect(a->rdma, d[0], dn[0], a->conns[i + 1]));
 	}
-	if (check_up(a) != 0)
-		return -1;
 	TRY(doca_mmap_export_rdma(a->dst_mmap, a->dev, &md, &mn));
 	TRY(doca_mmap_create_from_export(NULL, md, mn, a->dev, &a->remote_mmap));
-	if (bench(a) != 0)
+	if (warm_up(a) != 0 || bench(a) != 0)
 		return -1;
 	return verify(a->dst, a->len);
 }
@@ -544,7 +599,7 @@ static int run_target(struct app *a, int fd)
 	descs = recv_all(fd, lens);
 	rc = connect_all(a, descs, lens);
 	free_all(descs);
-	if (rc != 0 || check_up(a) != 0)
+	if (rc != 0)
 		return -1;
 	for (double end = now() + TIMEOUT_S;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -590,7 +645,7 @@ static int run_initiator(struct app *a, int fd)
 	descs = recv_all(fd, lens);
 	rc = descs == NULL || export_all(a, fd) != 0 ? -1 : connect_all(a, descs, lens);
 	free_all(descs);
-	if (rc != 0 || check_up(a) != 0)
+	if (rc != 0 || warm_up(a) != 0)
 		return -1;
 	rc = bench(a);
 	if (blob_send(fd, rc == 0 ? "verify" : "abort!", 6) != 0)

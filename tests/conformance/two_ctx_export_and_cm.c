@@ -16,6 +16,13 @@
  * of slice r (a receive completion means the earlier write has landed).
  * The parent puts both its contexts on one PE, the child one PE each.
  *
+ * DOCA calls the established callback for RDMA CM connections only (on
+ * hardware doca_rdma_connect moves the QP to RTS with no event): each
+ * side waits for it on "cm", where the client learns its connection from
+ * it, and it must run exactly once there and never on "exp", where the
+ * stream is submitted right after doca_rdma_connect (the library holds
+ * its tasks until the connection is up).
+ *
  * Exit 0 on success, 1 with a line saying what failed.
  */
 #include <arpa/inet.h>
@@ -455,9 +462,10 @@ static bool both_running(struct proc *p)
 	return p->exp.state == DOCA_CTX_STATE_RUNNING && p->cm.state == DOCA_CTX_STATE_RUNNING;
 }
 
-static bool both_up(struct proc *p)
+/* The RDMA CM connection; "exp" has no event to wait for (see the top). */
+static bool cm_up(struct proc *p)
 {
-	return (p->exp.up && p->cm.up) || p->exp.broken || p->cm.broken;
+	return p->cm.up || p->exp.broken || p->cm.broken;
 }
 
 static bool traffic_done(struct proc *p)
@@ -564,6 +572,12 @@ static int finish(struct proc *p)
 		complain("a connection broke during the traffic");
 		return -1;
 	}
+	if (p->cm.up != 1 || p->exp.up != 0) {
+		complain("established callbacks: %d on the RDMA CM connection (expected 1), %d on the export/connect "
+			 "one (expected 0: DOCA calls it for RDMA CM connections only)",
+			 p->cm.up, p->exp.up);
+		return -1;
+	}
 	printf("[%s] %d rounds out and %d rounds in, every byte checked\n", who, ROUNDS, ROUNDS);
 	if (put_msg(p->sock, "done", 4) != 0 || (m = get_msg(p->sock, &n)) == NULL) {
 		complain("the peer did not finish");
@@ -603,7 +617,7 @@ static int child_run(struct proc *p)
 		return -1;
 	if (exp_connect(p) != 0 || recv_mmap(p, &p->cm) != 0)
 		return -1;
-	if (progress_until(p, both_up, "both connections") != 0)
+	if (progress_until(p, cm_up, "the RDMA CM connection") != 0)
 		return -1;
 	if (stream_write(&p->cm) != 0)
 		return -1;
@@ -636,7 +650,7 @@ static int parent_run(struct proc *p)
 	err = doca_rdma_connect_to_addr(p->cm.rdma, addr, cu);
 	(void)doca_rdma_addr_destroy(addr);
 	CK(err);
-	if (progress_until(p, both_up, "both connections") != 0)
+	if (progress_until(p, cm_up, "the RDMA CM connection") != 0)
 		return -1;
 	if (stream_write(&p->exp) != 0)
 		return -1;

@@ -18,9 +18,17 @@
  * writes complete, a last round runs on every connection, and the target
  * checks every byte of its region against that round's pattern.
  *
+ * Connections are export/connect: as on hardware, where doca_rdma_connect
+ * moves the QP to RTS with no event, DOCA calls no established callback
+ * for them (RDMA CM only), and both sides check that it never runs. Each
+ * side submits right after connecting; the initiator knows a connection
+ * is up once a write on it has completed: before the rounds, one write on
+ * every connection but the held one shows they are all up.
+ *
  * --rss prints the initiator's resident memory before the context starts,
- * after it started, and once its N connections are established (the
- * figure in the README).
+ * after it started, and once its connections are up (a write completed
+ * on each; the figure in the README), and the target's once the
+ * initiator says "go".
  *
  * Exit 0 on success, 1 on any failure (with a line saying what).
  */
@@ -63,9 +71,11 @@ struct side {
 	uint8_t *region;
 	size_t region_len;
 	enum doca_ctx_states state;
-	uint32_t established;
+	uint32_t established; /* must stay 0: export/connect only */
 	uint32_t closed;
 	int sock;
+	long rss_connect;     /* --rss: before the connects */
+	double t_connect;
 	uint8_t *held_desc; /* target: the held connection's peer descriptor */
 	size_t held_len;
 };
@@ -277,14 +287,6 @@ static bool is_idle(const struct side *s)
 	return s->state == DOCA_CTX_STATE_IDLE;
 }
 
-/* The held connection (the last) is established only after "go". */
-static uint32_t g_want_established;
-
-static bool all_established(const struct side *s)
-{
-	return s->established >= g_want_established || s->closed > 0;
-}
-
 static int side_setup(struct side *s, uint32_t perms)
 {
 	union doca_data cud = {.ptr = s};
@@ -345,15 +347,16 @@ static int export_all(struct side *s)
 
 /* Export every connection, trade descriptors, connect. The target sends
  * all of its descriptors before it reads any and the initiator reads all
- * before it sends, so neither blocks on a full socket. */
+ * before it sends, so neither blocks on a full socket. Nothing to wait
+ * for after the connects (see the top). */
 static int side_connect(struct side *s, bool send_first)
 {
-	long rss0 = rss_kib();
-	double t0 = now_s();
 	uint8_t **descs = calloc(g_conns, sizeof(*descs));
 	size_t *lens = calloc(g_conns, sizeof(*lens));
 	int rc = -1;
 
+	s->rss_connect = rss_kib();
+	s->t_connect = now_s();
 	if (descs == NULL || lens == NULL) {
 		failf(s, "no memory for %u descriptors", g_conns);
 		goto out;
@@ -388,19 +391,17 @@ out:
 		free(descs[i]);
 	free(descs);
 	free(lens);
-	if (rc != 0)
-		return rc;
-	if (wait_for(s, all_established, "every connection established") != 0)
-		return -1;
-	if (s->closed > 0)
-		return failf(s, "%u connection(s) failed or closed before all were established", s->closed);
-	if (g_rss) {
-		long rss1 = rss_kib();
+	return rc;
+}
 
-		printf("# %s: rss after %u connections established: %ld KiB (+%ld KiB, %.1f KiB per connection); %.2f s\n",
-		       s->role, g_conns, rss1, rss1 - rss0, (double)(rss1 - rss0) / g_conns, now_s() - t0);
-	}
-	return 0;
+/* --rss: resident memory now against before the connects, for n
+ * connections up. */
+static void print_rss(const struct side *s, uint32_t n, const char *when)
+{
+	long rss1 = rss_kib();
+
+	printf("# %s: rss %s: %ld KiB (+%ld KiB, %.1f KiB per connection); %.2f s\n", s->role, when, rss1,
+	       rss1 - s->rss_connect, (double)(rss1 - s->rss_connect) / n, now_s() - s->t_connect);
 }
 
 static int side_teardown(struct side *s)
@@ -415,6 +416,11 @@ static int side_teardown(struct side *s)
 		else if (wait_for(s, is_idle, "IDLE") != 0)
 			rc = -1;
 	}
+	/* IDLE: every callback has run. */
+	if (s->established != 0)
+		rc = failf(s, "the established callback ran %u time(s), expected never: the connections are "
+			      "export/connect, and DOCA calls it for RDMA CM connections only",
+			   s->established);
 	if (s->rmmap != NULL) {
 		(void)doca_mmap_stop(s->rmmap);
 		(void)doca_mmap_destroy(s->rmmap);
@@ -493,6 +499,12 @@ static int target_run(struct side *s)
 		return failf(s, "the initiator gave up");
 	}
 	free(msg);
+	if (g_rss) {
+		char when[96];
+
+		snprintf(when, sizeof(when), "once the initiator's writes came through %u connections", g_conns - 1);
+		print_rss(s, g_conns - 1, when);
+	}
 	err = doca_rdma_connect(s->rdma, s->held_desc, s->held_len, s->conns[g_conns - 1]);
 	if (err != DOCA_SUCCESS)
 		return failf(s, "doca_rdma_connect of the held connection returned %s", doca_error_get_name(err));
@@ -630,9 +642,37 @@ static bool held_done(const struct side *s)
 	return g_busy[g_conns - 1] == 0 || g_failed != 0;
 }
 
-static bool held_established(const struct side *s)
+static bool first_writes_done(const struct side *s)
 {
-	return s->established == g_conns || s->closed > 0;
+	(void)s;
+	return g_completed == g_conns - 1 || g_failed != 0 || s->closed > 0;
+}
+
+/* One write (its first slot, round 0's data) on every connection but the
+ * held one; once they completed, those connections are up. */
+static int prove_links(struct side *s)
+{
+	uint32_t held = g_conns - 1;
+
+	for (uint32_t c = 0; c < held; c++) {
+		size_t off = (size_t)c * g_inflight * g_size;
+
+		for (size_t k = 0; k < g_size; k++)
+			s->region[off + k] = pat(off + k, 0);
+		if (submit(s, c * g_inflight) != 0)
+			return -1;
+	}
+	if (wait_for(s, first_writes_done, "a first write completed on every connection") != 0)
+		return -1;
+	if (g_failed != 0 || s->closed != 0)
+		return failf(s, "first writes: %" PRIu64 " failed, %u connection(s) closed", g_failed, s->closed);
+	if (g_rss) {
+		char when[64];
+
+		snprintf(when, sizeof(when), "once %u connections are up", held);
+		print_rss(s, held, when);
+	}
+	return 0;
 }
 
 static int initiator_rounds(struct side *s, uint64_t *refused, uint32_t *last_round)
@@ -658,8 +698,7 @@ static int initiator_rounds(struct side *s, uint64_t *refused, uint32_t *last_ro
 	/* Release the held connection; its parked writes complete. */
 	if (frame_send(s, "go", 2) != 0)
 		return -1;
-	if (wait_for(s, held_done, "the held connection's writes") != 0 ||
-	    wait_for(s, held_established, "the held connection established") != 0)
+	if (wait_for(s, held_done, "the held connection's writes") != 0)
 		return -1;
 	if (g_failed != 0 || s->closed != 0)
 		return failf(s, "the held connection's writes failed (%" PRIu64 ") or a connection closed (%u)",
@@ -690,7 +729,7 @@ static int initiator_run(struct side *s)
 	free(desc);
 	if (err != DOCA_SUCCESS)
 		return failf(s, "doca_mmap_create_from_export returned %s", doca_error_get_name(err));
-	if (side_connect(s, false) != 0 || tasks_alloc(s) != 0)
+	if (side_connect(s, false) != 0 || tasks_alloc(s) != 0 || prove_links(s) != 0)
 		return -1;
 	rc = initiator_rounds(s, &refused, &last);
 	tasks_free();
@@ -750,7 +789,6 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (parse_args(argc, argv) != 0)
 		return 2;
-	g_want_established = g_conns - 1; /* the held one comes later */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
 		perror("socketpair");
 		return 1;

@@ -50,6 +50,16 @@
  * Data is a pattern derived from (seed, offset); seeds derive from the
  * case's size and count, so both sides know what to expect.
  *
+ * Connections are made with doca_rdma_export + doca_rdma_connect, which
+ * on hardware moves the QP to RTS with no event: DOCA calls the
+ * established callback for RDMA CM connections only. So, as a real DOCA
+ * program does, each side submits right after connecting (the library
+ * holds a task until its connection is up), and a task that completes is
+ * what shows the connection is up. Cases that must know it before they
+ * act (the peer is then stopped, killed or told we are connected) run a
+ * control write or read first. Both sides check at teardown that the
+ * established callback never ran.
+ *
  * Liveness must not rest on what a peer claims: in the forged_pid cases
  * the test script hands the initiator a copy of target.conn whose pid
  * field it rewrote (--peer-desc). forged_pid_dead: the pid names no live
@@ -99,7 +109,7 @@
 /* Limits                                                               */
 
 #define PEER_WAIT_S 20.0   /* the peer's descriptor files */
-#define CONNECT_WAIT_S 20.0 /* the established callback */
+#define START_WAIT_S 20.0  /* doca_ctx_start reaching RUNNING */
 #define TASK_WAIT_S 20.0   /* completions of one batch of tasks */
 #define SERVE_WAIT_S 45.0  /* target: the whole initiator run */
 #define STOP_WAIT_S 10.0   /* doca_ctx_stop reaching IDLE */
@@ -1156,7 +1166,7 @@ static int setup(struct peer *p)
 	err = doca_ctx_start(p->ctx);
 	if (err != DOCA_SUCCESS && err != DOCA_ERROR_IN_PROGRESS)
 		return failf(p, "doca_ctx_start returned %s", doca_error_get_name(err));
-	return wait_state(p, DOCA_CTX_STATE_RUNNING, CONNECT_WAIT_S, "RUNNING");
+	return wait_state(p, DOCA_CTX_STATE_RUNNING, START_WAIT_S, "RUNNING");
 }
 
 /* Export our connection, publish it, read the peer's, connect. */
@@ -1185,24 +1195,6 @@ static int connect_peer(struct peer *p)
 	if (err != DOCA_SUCCESS)
 		return failf(p, "doca_rdma_connect with the %s's %zu-byte descriptor returned %s", peer_role_name(p),
 			     peer_len, doca_error_get_name(err));
-	return 0;
-}
-
-static int wait_established(struct peer *p)
-{
-	double deadline = now_s() + CONNECT_WAIT_S;
-
-	while (p->established == 0) {
-		if (p->failed || p->disconnected)
-			return failf(p, "connection %s before it was established",
-				     p->failed ? "failed" : "was disconnected");
-		if (now_s() > deadline)
-			return failf(p, "timed out after %.0f s waiting for the connection established callback",
-				     CONNECT_WAIT_S);
-		if (peer_gave_up(p))
-			return failf(p, "the %s gave up while we waited for the connection", peer_role_name(p));
-		progress_once(p, 50);
-	}
 	return 0;
 }
 
@@ -1263,6 +1255,12 @@ static int teardown(struct peer *p)
 #undef TD
 	if (p->cb_errors != 0)
 		rc = failf(p, "%d callback(s) reported something wrong (see NOTE lines)", p->cb_errors);
+	/* The context is IDLE: every callback it had to give has run. */
+	if (p->established != 0 || p->hestablished != 0)
+		rc = failf(p, "the connection established callback ran %d time(s) (%d for the hostile peer's "
+			      "connection), expected never: every connection here is export/connect, and DOCA calls "
+			      "it for RDMA CM connections only",
+			   p->established, p->hestablished);
 	if (p->missed_wakeups >= MISSED_WAKEUPS_MAX)
 		rc = failf(p, "%u times the PE notification handle stayed quiet for 50 ms while there was work "
 			      "to progress (missed wake-ups)",
@@ -1695,6 +1693,44 @@ static int control_read(struct peer *p)
 	return expect_pattern(p, p->region + p->size, 0, p->size, seed_a(p), "control read data");
 }
 
+/* The connection is up once a task on it has completed: export/connect
+ * gives no established callback (DOCA calls it for RDMA CM connections
+ * only). For the cases that act on the target only once the link is up
+ * (stop it, kill it, tell the script we are connected): a write of the
+ * first bytes of slice 0 with the data the case writes there anyway, or,
+ * where the target grants no RDMA_WRITE, a read of them. Its record is
+ * then dropped, so that the case's own tasks are numbered from 0. */
+static int prove_link(struct peer *p)
+{
+	bool rd = (p->cs->mmap_perms & PERM_WR) == 0;
+	size_t n = p->size < 8 ? p->size : 8;
+	struct doca_buf *src, *dst;
+	uint32_t i;
+
+	if (rd) {
+		pat_fill(p->region, n, JUNK_SEED, 0);
+		if (data_buf(p, p->rmmap, p->raddr, n, &src) != 0 || room_buf(p, p->lmmap, p->region, n, &dst) != 0)
+			return -1;
+		i = post_read(p, src, dst);
+	} else {
+		pat_fill(p->region, n, seed_b(p), 0);
+		if (data_buf(p, p->lmmap, p->region, n, &src) != 0 || room_buf(p, p->rmmap, p->raddr, n, &dst) != 0)
+			return -1;
+		i = post_write(p, src, dst);
+	}
+	if (wait_tasks(p, TASK_WAIT_S, rd ? "the read that shows the link is up" : "the write that shows the link is up") != 0 ||
+	    expect_ok(p, i, rd ? "the read that shows the link is up" : "the write that shows the link is up") != 0)
+		return -1;
+	if (rd && expect_pattern(p, p->region, 0, n, seed_a(p), "the read that shows the link is up") != 0)
+		return -1;
+	if (p->nrecs != 1 || p->failed || p->disconnected)
+		return failf(p, "after the task that shows the link is up: %u tasks recorded, failure callback %d, "
+				"disconnection callback %d", p->nrecs, p->failed, p->disconnected);
+	memset(&p->recs[0], 0, sizeof(p->recs[0]));
+	p->nrecs = p->ndone = 0;
+	return 0;
+}
+
 /* Write n bytes from local slice 0 to remote `addr` with room `room`
  * on `mmap`; must fail. */
 static int forbidden_write(struct peer *p, struct doca_mmap *mmap, uint8_t *addr, size_t room, size_t n,
@@ -2017,6 +2053,8 @@ static int run_peer_kill(struct peer *p)
 	char how[256] = "";
 	size_t inflight = 0;
 
+	if (prove_link(p) != 0)
+		return -1;
 	init_region(p, seed_b(p));
 	for (k = 0; k < p->count; k++) {
 		struct doca_buf *src;
@@ -2086,6 +2124,8 @@ static int run_peer_kill_rdma(struct peer *p)
 	uint32_t k, nfail = 0;
 	char how[256];
 
+	if (prove_link(p) != 0)
+		return -1;
 	init_region(p, rd ? JUNK_SEED : seed_b(p));
 	for (k = 0; k < p->count; k++) {
 		struct doca_buf *src, *dst;
@@ -2170,6 +2210,8 @@ static int run_forged_dead(struct peer *p)
 
 	if (p->kill_pid <= 0)
 		return failf(p, "forged_pid_dead needs --kill-pid (the real target's pid)");
+	if (prove_link(p) != 0)
+		return -1;
 	if (kill(p->kill_pid, SIGSTOP) != 0)
 		return failf(p, "kill(%d, SIGSTOP): %s", (int)p->kill_pid, strerror(errno));
 	for (deadline = now_s() + 5.0; proc_state(p->kill_pid) != 'T';) {
@@ -2237,6 +2279,8 @@ static int run_forged_alive(struct peer *p)
 {
 	double deadline, t_gone;
 
+	if (prove_link(p) != 0)
+		return -1;
 	write_flag_file(p, "initiator.ready", "1");
 	for (deadline = now_s() + PEER_WAIT_S; !file_exists(p, "helper.gone");) {
 		if (now_s() > deadline)
@@ -2625,8 +2669,11 @@ static void hostile_where(const struct peer *p, size_t i, char *out, size_t len)
 }
 
 /* Serve hostile_peer on a first connection until it is done; then its
- * connection must have been established and never closed, and not one
- * byte of the region or of the canaries may have changed. */
+ * connection must never have been closed, and not one byte of the region
+ * or of the canaries may have changed. That the connection was up,
+ * hostile_peer shows: its first scenario (handshake) needs the target's
+ * answer, and without it the others do not run. No established callback
+ * may run for it (export/connect; checked again at teardown). */
 static int hostile_phase(struct peer *p)
 {
 	size_t span = CANARY_LEN + p->region_len + CANARY_LEN, bad = 0, first = 0, last = 0;
@@ -2635,7 +2682,6 @@ static int hostile_phase(struct peer *p)
 	char w1[96], w2[96];
 	const void *desc;
 	size_t desc_len;
-	double deadline;
 	doca_error_t err;
 	int r, rc = -1;
 
@@ -2662,11 +2708,7 @@ static int hostile_phase(struct peer *p)
 	}
 	if (hostile_wait_file(p, "hostile.done", SERVE_WAIT_S, NULL, NULL) != 0)
 		goto out;
-	/* With --serve block the callbacks wait for progress: let them in
-	 * (the connection was established long ago if the peer ran at all). */
-	deadline = now_s() + 5.0;
-	while (p->hestablished == 0 && now_s() < deadline)
-		progress_once(p, 50);
+	/* With --serve block the callbacks wait for progress: let them in. */
 	for (int i = 0; i < 1000 && doca_pe_progress(p->pe) != 0; i++)
 		;
 	for (size_t i = 0; i < span; i++) {
@@ -2678,8 +2720,10 @@ static int hostile_phase(struct peer *p)
 	}
 	hostile_where(p, first, w1, sizeof(w1));
 	hostile_where(p, last, w2, sizeof(w2));
-	if (p->hestablished != 1)
-		failf(p, "the hostile peer's connection: %d established callbacks, expected 1", p->hestablished);
+	if (p->hestablished != 0)
+		failf(p, "the hostile peer's connection: %d established callback(s), expected none (export/connect; "
+			 "DOCA calls it for RDMA CM connections only)",
+		      p->hestablished);
 	else if (p->hfailed != 0 || p->hdisconnected != 0)
 		failf(p, "the hostile peer's connection %s while it ran (a forged message must not close it)",
 		      p->hfailed ? "failed" : "was disconnected");
@@ -2692,7 +2736,7 @@ static int hostile_phase(struct peer *p)
 		rc = 0;
 	if (rc == 0)
 		printf("PASS %s: hostile phase: the %zu-byte region and both %u-byte canaries unchanged byte for byte; "
-		       "the hostile connection was established and never closed\n",
+		       "the hostile connection never closed, no established callback (export/connect)\n",
 		       p->tag, p->region_len, CANARY_LEN);
 out:
 	(void)write_file(p, "hostile.checked", rc == 0 ? "ok" : "failed", rc == 0 ? 2 : 6);
@@ -2751,8 +2795,6 @@ static int target_main(struct peer *p)
 		return -1;
 	if (connect_peer(p) != 0)
 		return -1;
-	if (p->serve == SERVE_PROGRESS && wait_established(p) != 0)
-		return -1;
 	if (target_serve(p) != 0)
 		return -1;
 	if (((p->cs->flags & C_TWO_SIDED) ? p->cs->check(p) : check_peer_written(p)) != 0 || check_canaries(p) != 0)
@@ -2797,8 +2839,7 @@ static int initiator_main(struct peer *p)
 		p->raddr = addr;
 		p->rlen = len;
 	}
-	if (wait_established(p) != 0)
-		return -1;
+	/* No waiting for the connection: the case's first task waits for it. */
 	return p->cs->run(p);
 }
 

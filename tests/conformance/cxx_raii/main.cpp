@@ -61,12 +61,11 @@ void run()
 		std::cout << "junk descriptor refused: " << e.what() << '\n';
 	}
 
+	// Export/connect: no established callback (DOCA calls it for RDMA CM
+	// connections only); the write goes out right away and waits for the
+	// connection, its completion shows the link is up.
 	a.connect(ca, cb.descriptor);
 	b.connect(cb, ca.descriptor);
-	engine.run_until([&] { return (a.established() && b.established()) || a.broken() || b.broken(); },
-			 "the connection");
-	if (a.broken() || b.broken())
-		fail("the connection failed");
 
 	// RDMA write: a's first half into b's first half.
 	std::span<std::byte> a_span(a_mem), b_span(b_mem);
@@ -105,6 +104,11 @@ void run()
 		if (!std::equal(a_mem.begin() + half, a_mem.begin() + half + 1000, b_mem.begin() + half))
 			fail("the message's bytes differ");
 	}
+	if (a.broken() || b.broken())
+		fail("the connection failed");
+	if (a.established() || b.established())
+		fail("the established callback ran for an export/connect connection (DOCA calls it for RDMA CM "
+		     "connections only)");
 	std::cout << "write of " << half << " bytes and send/receive of 1000 bytes verified\n";
 }
 
