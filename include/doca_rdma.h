@@ -123,8 +123,9 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 
 /*
  * Bind a connection made by doca_rdma_export to the peer's descriptor. The
- * connection is established once the peer has connected too. RUNNING
- * context only.
+ * link is up once the peer has connected too; tasks submitted meanwhile
+ * wait for it. No established callback runs for such a connection (as on
+ * hardware, it is RDMA CM's). RUNNING context only.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
@@ -208,7 +209,8 @@ doca_error_t doca_rdma_connection_get_addr(const struct doca_rdma_connection *rd
 typedef void (*doca_rdma_connection_request_cb_t)(struct doca_rdma_connection *rdma_connection,
 						  union doca_data ctx_user_data);
 
-/* A connection is ready for tasks. */
+/* An RDMA CM connection is ready for tasks (not called for connections
+ * made by doca_rdma_export and doca_rdma_connect). */
 typedef void (*doca_rdma_connection_established_cb_t)(struct doca_rdma_connection *rdma_connection,
 						      union doca_data connection_user_data,
 						      union doca_data ctx_user_data);
