@@ -632,12 +632,15 @@ doca_error_t engine_conn_disconnect(struct engine_conn *c)
 
 	pthread_mutex_lock(&w->lock);
 	conn_disconnect_locked(c);
-	/* This side closed its last way in: its posted receives are flushed
-	 * as a QP's receive queue is when the application moves the QP to
-	 * error, so a program that disconnects its only connection stops at
-	 * once. A peer's going away flushes nothing: a QP whose peer vanished
-	 * still waits in RTS (this also runs when the peer closed first). */
-	if (!worker_may_receive(w))
+	/* This side closed its last way in, a connection that was up: its
+	 * posted receives are flushed as a QP's receive queue is when the
+	 * application moves the QP to error, so a program that disconnects
+	 * its only connection stops at once. A peer's going away flushes
+	 * nothing (a QP whose peer vanished still waits in RTS; this also
+	 * runs when the peer closed first), nor does closing a connection
+	 * that never came up (rejected, timed out): the program connects
+	 * again with the receives it posted. */
+	if (c->established_reported && !worker_may_receive(w))
 		engine_recv_fail_all(w, DOCA_ERROR_IO_FAILED);
 	engine_worker_unlock(w);
 	return DOCA_SUCCESS;

@@ -930,9 +930,9 @@ static doca_error_t lb_conn_disconnect(struct engine_conn *conn)
 
 	pthread_mutex_lock(&lb_lock);
 	lb_close(c, DOCA_ERROR_CONNECTION_RESET, ENGINE_CONN_DISCONNECTED, false);
-	/* The last way in closed: the posted receives are flushed, as in
-	 * conn.c's engine_conn_disconnect. */
-	if (!lb_worker_may_receive(c->worker))
+	/* The last way in, a connection that was up, closed: the posted
+	 * receives are flushed, as in conn.c's engine_conn_disconnect. */
+	if (c->established_reported && !lb_worker_may_receive(c->worker))
 		lb_recv_fail_all(c->worker, DOCA_ERROR_IO_FAILED);
 	pthread_mutex_unlock(&lb_lock);
 	return DOCA_SUCCESS;

@@ -7,8 +7,8 @@
  * Programs rely on that (dpa-bench's p2p_rtt server disconnects,
  * progresses, and expects doca_ctx_stop to return SUCCESS). A peer's
  * going away flushes nothing (the QP whose peer vanished still waits),
- * and while another connection could still deliver a send, the receives
- * stay posted.
+ * nor does closing a connection that never came up, and while another
+ * connection could still deliver a send, the receives stay posted.
  *
  * Run over UCX, softdoca's TCP link and the loopback engine (meson.build).
  */
@@ -97,6 +97,17 @@ static int setup_pair(void **state)
 	side_ready(&B, 2);
 	assert_ok(doca_rdma_connect(A.rdma, B.desc, B.desc_len, A.conn));
 	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, B.conn));
+	return 0;
+}
+
+static int setup_unconnected(void **state)
+{
+	(void)state;
+	memset(&on_a, 0, sizeof(on_a));
+	memset(&on_b, 0, sizeof(on_b));
+	memset(&on_c, 0, sizeof(on_c));
+	side_ready(&A, 1);
+	side_ready(&B, 2);
 	return 0;
 }
 
@@ -247,12 +258,53 @@ static void test_other_connection_keeps_receives(void **state)
 	free_receives(recvs, bufs, 2);
 }
 
+/* Closing a connection that never came up (a client whose attempt was
+ * rejected or timed out) flushes nothing: the program connects again and
+ * its receives are still posted. */
+static void test_connection_never_up_keeps_receives(void **state)
+{
+	struct doca_rdma_task_receive *recvs[1];
+	struct doca_rdma_connection *again;
+	struct doca_buf *bufs[1];
+	const void *desc;
+	size_t desc_len;
+	int b_ok;
+
+	(void)state;
+	post_receives(&B, recvs, bufs, 1);
+	assert_ok(doca_rdma_connection_disconnect(B.conn)); /* exported, never connected */
+	progress_rounds(50);
+	assert_int_equal(on_b.err, 0);
+
+	assert_ok(doca_rdma_export(B.rdma, &desc, &desc_len, &again));
+	assert_ok(doca_rdma_connect(A.rdma, desc, desc_len, A.conn));
+	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, again));
+	{
+		struct doca_buf *src = buf_on(mem_mmap, mem, 64, 4);
+		struct doca_rdma_task_send *send;
+		union doca_data ud = {.u64 = 0};
+
+		b_ok = on_b.ok + 1;
+		memcpy(mem, "late", 4);
+		assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &send));
+		assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
+		assert_true(progress_until(&on_b.ok, b_ok));
+		assert_true(progress_until(&on_a.ok, 1));
+		assert_memory_equal(mem + 4096, "late", 4);
+		doca_task_free(doca_rdma_task_send_as_task(send));
+		put(src);
+	}
+	free_receives(recvs, bufs, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_own_disconnect_flushes, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_peer_disconnect_then_own, setup_pair, teardown_sides),
 		cmocka_unit_test_setup_teardown(test_other_connection_keeps_receives, setup_pair, teardown_sides),
+		cmocka_unit_test_setup_teardown(test_connection_never_up_keeps_receives, setup_unconnected,
+						teardown_sides),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
