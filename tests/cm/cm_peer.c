@@ -17,6 +17,14 @@
  * that the client's posted receive takes). The client then runs its case
  * on its slice, sends DONE, and disconnects; the server checks the slice
  * byte for byte when DONE arrives, and expects the disconnection callback.
+ * With RDMA CM (--method cm) the server sends that message once the
+ * established callback ran, and the client waits for the callback, exactly
+ * one on each side. With export/connect (--method export) there is no
+ * established callback (as on hardware: doca_rdma_connect raises no event):
+ * the server submits the descriptor message right after doca_rdma_connect,
+ * the library holding it until the link is up, and the message arriving
+ * (the send completing, on the server) shows the link is up; the callback
+ * running on an export/connect connection is a failure.
  * After a connection is closed each side checks that a new task on it
  * fails (at allocate_init, submit or completion: what happened is printed).
  *
@@ -90,7 +98,8 @@
  *
  * Files in DIR: server.port (the listening port), server.conn.I and
  * client.conn.I (export/connect descriptors), server.full (every slot is
- * established), server.inflight / client.inflight (the kill cases: tasks
+ * up: established callback, or with export/connect its descriptor message
+ * sent), server.inflight / client.inflight (the kill cases: tasks
  * are in flight, die now), server.survived (kill_client: slot 0 handled),
  * the --after / --hold / --signal files the script names, FAILED (any
  * process that failed; the others stop waiting at once). Files are written
@@ -138,7 +147,7 @@
 /* Limits                                                               */
 
 #define FILE_WAIT_S 20.0      /* a peer's file */
-#define CONNECT_WAIT_S 15.0   /* the established callback */
+#define CONNECT_WAIT_S 15.0   /* the established callback (RDMA CM) */
 #define TASK_WAIT_S 20.0      /* one batch of completions */
 #define SERVE_WAIT_S 40.0     /* server: the whole run */
 #define RUN_WATCHDOG_S 45u    /* the run before teardown: then the alarm fires */
@@ -250,7 +259,7 @@ struct rec {
 
 /* Server: how far one slot (accepted connection) is. */
 enum phase {
-	PH_ACCEPTED,	  /* accepted (or connected): waiting for established */
+	PH_ACCEPTED,	  /* accepted: waiting for established (export/connect: connected, moves on at once) */
 	PH_DESC_SENT,	  /* descriptor message submitted */
 	PH_SERVING,	  /* the client works; waiting for DONE and disconnection */
 	PH_INFLIGHT,	  /* kill_client: sends in flight, making sure they stay so */
@@ -1214,7 +1223,10 @@ static void server_established_cb(struct doca_rdma_connection *conn, union doca_
 	if (sl == NULL)
 		return;
 	sl->established++;
-	if (sl->established > 1 || sl->failed || sl->disconnected)
+	if (p->method == METHOD_EXPORT)
+		failf(p, "slot %u: established callback on an export/connect connection (RDMA CM only)",
+		      (unsigned)(sl - p->slots));
+	else if (sl->established > 1 || sl->failed || sl->disconnected)
 		failf(p, "slot %u: established callback #%d (failed %d, disconnected %d)", (unsigned)(sl - p->slots),
 		      sl->established, sl->failed, sl->disconnected);
 	if (p->method == METHOD_CM && p->peer_addr != NULL)
@@ -1253,6 +1265,8 @@ static void client_established_cb(struct doca_rdma_connection *conn, union doca_
 	p->established++;
 	p->est_conn = conn;
 	p->est_ud = conn_ud;
+	if (p->method == METHOD_EXPORT)
+		failf(p, "established callback on the export/connect connection (RDMA CM only)");
 }
 
 static void client_failure_cb(struct doca_rdma_connection *conn, union doca_data conn_ud, union doca_data ctx_ud)
@@ -1961,7 +1975,11 @@ static int server_step(struct peer *p, uint32_t s)
 		if (sl->failed || sl->disconnected)
 			return failf(p, "slot %u: connection %s before it was established", s,
 				     sl->failed ? "failed" : "disconnected");
-		if (sl->established == 0) {
+		/* Export/connect: no established callback; the descriptor
+		 * message goes out right after doca_rdma_connect (held by the
+		 * library until the link is up) and its completion shows the
+		 * link is up. */
+		if (p->method == METHOD_CM && sl->established == 0) {
 			if (age > CONNECT_WAIT_S)
 				return failf(p, "slot %u: no established callback %.0f s after accept", s, CONNECT_WAIT_S);
 			return 0;
@@ -2122,7 +2140,10 @@ static int server_main(struct peer *p)
 			if (server_step(p, s) != 0)
 				return -1;
 			finished += p->slots[s].phase == PH_FINISHED;
-			established += p->slots[s].established > 0;
+			/* Up: the established callback (RDMA CM), or the
+			 * descriptor message sent (export/connect). */
+			established += p->method == METHOD_CM ? p->slots[s].established > 0
+							      : p->slots[s].phase > PH_DESC_SENT;
 		}
 		if (!p->full_written && established == p->clients) {
 			if (publish(p, "server.full", "1", 1) != 0)
@@ -2169,8 +2190,10 @@ static int server_main(struct peer *p)
 	for (uint32_t s = 0; s < p->nslots; s++) {
 		const struct slot *sl = &p->slots[s];
 
-		if (sl->established != 1)
-			return failf(p, "slot %u: %d established callbacks", s, sl->established);
+		if (sl->established != (p->method == METHOD_CM))
+			return failf(p, "slot %u: %d established callbacks (%s)", s, sl->established,
+				     p->method == METHOD_CM ? "RDMA CM: exactly one expected"
+							    : "export/connect: none expected");
 		if (sl->failed + sl->disconnected != 1)
 			return failf(p, "slot %u: %d failure and %d disconnection callbacks (one of them expected)", s,
 				     sl->failed, sl->disconnected);
@@ -2394,12 +2417,21 @@ static int client_connect_main(struct peer *p)
 		free(peer);
 		if (err != DOCA_SUCCESS)
 			return failf(p, "doca_rdma_connect returned %s", doca_error_get_name(err));
-	} else {
-		loopback_text(p, lo, sizeof(lo));
-		text = p->addr_text != NULL ? p->addr_text : lo;
-		if (server_port(p, &port) != 0 || client_connect(p, text, port, &u) != 0)
-			return -1;
+		/* No established callback on export/connect (as on hardware):
+		 * the server's descriptor message, which our receive posted
+		 * before connecting takes, shows the link is up
+		 * (client_take_desc). The callback running fails the run. */
+		CHECK(p, doca_rdma_connection_get_user_data(p->conn, &got));
+		if (got.u64 != u.u64)
+			return failf(p, "doca_rdma_connection_get_user_data gives 0x%" PRIx64 ", expected 0x%" PRIx64,
+				     got.u64, u.u64);
+		return 0;
 	}
+	/* RDMA CM: exactly one established callback, ours. */
+	loopback_text(p, lo, sizeof(lo));
+	text = p->addr_text != NULL ? p->addr_text : lo;
+	if (server_port(p, &port) != 0 || client_connect(p, text, port, &u) != 0)
+		return -1;
 	deadline = now_s() + CONNECT_WAIT_S;
 	while (p->established == 0) {
 		if (p->failed || p->disconnected)
@@ -2414,15 +2446,12 @@ static int client_connect_main(struct peer *p)
 	if (p->established != 1 || p->est_ud.u64 != u.u64)
 		return failf(p, "established callback x%d with user data 0x%" PRIx64 ", expected 0x%" PRIx64,
 			     p->established, p->est_ud.u64, u.u64);
-	if (p->method == METHOD_EXPORT && p->est_conn != p->conn)
-		return failf(p, "established callback for %p, the exported connection is %p", (void *)p->est_conn,
-			     (void *)p->conn);
 	p->conn = p->est_conn;
 	CHECK(p, doca_rdma_connection_get_user_data(p->conn, &got));
 	if (got.u64 != u.u64)
 		return failf(p, "doca_rdma_connection_get_user_data gives 0x%" PRIx64 ", expected 0x%" PRIx64, got.u64,
 			     u.u64);
-	if (p->method == METHOD_CM && check_addr(p, p->conn, text, port, "client side") != 0)
+	if (check_addr(p, p->conn, text, port, "client side") != 0)
 		return -1;
 	return 0;
 }
@@ -3103,6 +3132,9 @@ static int client_main(struct peer *p)
 		return -1;
 	if (p->failed)
 		return failf(p, "failure callback on our connection (%d)", p->failed);
+	if (p->established != (p->method == METHOD_CM))
+		return failf(p, "%d established callbacks (%s)", p->established,
+			     p->method == METHOD_CM ? "RDMA CM: exactly one expected" : "export/connect: none expected");
 	printf("PASS %s: slot %u, %d failed attempt(s) first, %s exchange verified in %.1f ms\n", p->tag, p->my_slot,
 	       p->npre, kase_names[p->kase], (now_s() - t0) * 1e3);
 	return 0;
@@ -3326,9 +3358,11 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < MAX_SQUAT; i++)
 		p.squat_fd[i] = -1;
 	rc = p.role == ROLE_SERVER ? server_main(&p) : client_main(&p);
+	if (p.failed_once && rc == 0)
+		rc = -1; /* a FAIL printed by a callback (e.g. established on export/connect) */
 	if (p.signal != NULL)
 		(void)write_file(&p, p.signal, "1", 1);
-	if (teardown(&p) != 0)
+	if (teardown(&p) != 0 || p.failed_once)
 		rc = -1;
 	for (uint32_t s = 0; s < MAX_SLOTS; s++) {
 		free(p.slots[s].got_send);
