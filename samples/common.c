@@ -334,7 +334,8 @@ static void list_devices(struct doca_devinfo **list, uint32_t n)
 		DOCA_LOG_ERR("No DOCA devices were found on this machine");
 		return;
 	}
-	DOCA_LOG_ERR("Available devices (-d takes the ibdev name or the interface name):");
+	DOCA_LOG_ERR("Available devices (-d takes the ibdev name or the interface name; doca_caps --list-devs, "
+		     "in /opt/mellanox/doca/tools or /usr/local/bin, shows their GIDs, which -g takes by index):");
 	for (i = 0; i < n; i++) {
 		if (doca_devinfo_get_ibdev_name(list[i], ibdev, sizeof(ibdev)) != DOCA_SUCCESS)
 			strcpy(ibdev, "?");

@@ -290,7 +290,7 @@ static void extras_identity(const struct doca_devinfo *devinfo)
 	caps_print_row("interface", value);
 	caps_print_row("kind", softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_SOFT ?
 				       "soft (network interface driven in software)" :
-				       "rdma");
+				       "rdma (the kernel's RDMA device; softdoca carries its traffic)");
 	err = doca_devinfo_get_active_rate(devinfo, &rate);
 	if (err != DOCA_SUCCESS)
 		caps_error_text(err, value, sizeof(value));
@@ -360,28 +360,26 @@ static int gid_text(const struct doca_devinfo *devinfo, uint32_t i, char *gid_ou
 	return 0;
 }
 
-/* What sysfs gid_attrs/types/<i> would say for GID i. A soft device's GIDs
- * are its interface's IP addresses (IPv4 ones IPv4-mapped), which is what a
- * RoCE v2 GID is. */
-static const char *gid_type(const struct doca_devinfo *devinfo)
-{
-	return softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_SOFT ? "RoCE v2" : "unknown";
-}
-
 /* One row per GID: the facts a user reads from /sys/class/infiniband/<dev>/
  * ports/1/gids/<i>, gid_attrs/types/<i> and gid_attrs/ndevs/<i> on a real
- * host to pick -g; NVIDIA's --list-devs shows only the GIDs. */
+ * host to pick -g; NVIDIA's --list-devs shows only the GIDs. A soft
+ * device's GIDs are its interface's IP addresses (IPv4 ones IPv4-mapped),
+ * which is what a RoCE v2 GID is; an RDMA device's are the kernel's, and
+ * its empty entries are not shown. */
 static void extras_gid_table(const struct doca_devinfo *devinfo)
 {
 	char gid[INET6_ADDRSTRLEN];
 	char addr[INET6_ADDRSTRLEN];
 
 	printf(CAPS_INDENT_ROW "GID table (port 1; the index is what -g takes):\n");
-	printf(CAPS_INDENT_ROW "    %-6s %-40s %-8s %-16s %s\n", "index", "gid", "type", "interface", "address");
-	for (uint32_t i = 0; i < softdoca_devinfo_gid_count(devinfo); i++)
-		if (gid_text(devinfo, i, gid, addr) == 0)
-			printf(CAPS_INDENT_ROW "    %-6u %-40s %-8s %-16s %s\n", i, gid, gid_type(devinfo),
+	printf(CAPS_INDENT_ROW "    %-6s %-40s %-10s %-16s %s\n", "index", "gid", "type", "interface", "address");
+	for (uint32_t i = 0; i < softdoca_devinfo_gid_count(devinfo); i++) {
+		const char *type = softdoca_devinfo_gid_type(devinfo, i);
+
+		if (type[0] != '\0' && gid_text(devinfo, i, gid, addr) == 0)
+			printf(CAPS_INDENT_ROW "    %-6u %-40s %-10s %-16s %s\n", i, gid, type,
 			       softdoca_devinfo_iface(devinfo), addr);
+	}
 }
 
 void caps_print_extras(const struct doca_devinfo *devinfo)

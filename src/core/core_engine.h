@@ -148,7 +148,8 @@ SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *d
 /* The address behind GID number index as a socket address (port 0; IPv6
  * link-local addresses carry the interface as scope id), ready for bind or
  * a UCX listener. Errors: INVALID_VALUE (NULL argument or index out of
- * range). */
+ * range, logged), NOT_FOUND (an empty entry of an RDMA device's table, not
+ * logged). */
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
 						   struct sockaddr_storage *addr_out, socklen_t *len_out);
 

@@ -5,6 +5,12 @@
  * per network interface that has at least one IPv4 or IPv6 address
  * (loopback included), loopback interfaces first, then by interface name.
  *
+ * RDMA devices. Then each RDMA device of the host (/sys/class/infiniband,
+ * dev_sysfs.c) under its own name ("mlx5_0", "rxe0"), with the kernel's GID
+ * table, indices unchanged, sorted by name; its netdev's soft device is
+ * left out, so an interface has one device. softdoca's engine still
+ * carries its traffic, over the addresses of that table.
+ *
  * Names. A soft device's ibdev name is "soft_" followed by its interface
  * name ("soft_lo", "soft_eth0"); interface names are at most 15 characters,
  * so the name always fits DOCA_DEVINFO_IBDEV_NAME_SIZE. The environment
@@ -186,6 +192,7 @@ static doca_error_t devinfo_add_addr(struct doca_devinfo *devinfo, const struct 
 	addr = &grown[devinfo->nb_addrs++];
 	memset(addr, 0, sizeof(*addr));
 	addr->family = sa->sa_family;
+	addr->type = CORE_GID_ROCE_V2;
 	if (sa->sa_family == AF_INET)
 		memcpy(addr->bytes, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 	else
@@ -430,6 +437,117 @@ static doca_error_t collect_soft_devices(struct dev_list *list)
 	return DOCA_SUCCESS;
 }
 
+/* ---- RDMA devices of the host ------------------------------------------ */
+
+/* A GID as the address the engine binds and connects to. */
+static void gid_to_addr(const struct core_sysfs_gid *gid, struct softdoca_dev_addr *addr)
+{
+	static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	memset(addr, 0, sizeof(*addr));
+	addr->family = AF_UNSPEC;
+	if (gid->type == CORE_GID_EMPTY)
+		return;
+	addr->type = gid->type;
+	if (memcmp(gid->raw, v4_mapped, sizeof(v4_mapped)) == 0) {
+		addr->family = AF_INET;
+		memcpy(addr->bytes, gid->raw + 12, 4);
+	} else {
+		addr->family = AF_INET6;
+		memcpy(addr->bytes, gid->raw, 16);
+	}
+}
+
+/* Drop the soft device of iface from the list: an RDMA device covers it. */
+static void dev_list_drop(struct dev_list *list, struct doca_devinfo *devinfo)
+{
+	for (uint32_t i = 0; i < list->nb; i++) {
+		if (list->devs[i] != devinfo)
+			continue;
+		memmove(&list->devs[i], &list->devs[i + 1], (list->nb - i - 1) * sizeof(*list->devs));
+		list->nb--;
+		devinfo_unref(devinfo);
+		return;
+	}
+}
+
+/* The devinfo of one RDMA device: its name and GID table from sysfs, its
+ * netdev's facts (index, flags, MAC, rate) from the soft device it
+ * replaces, or from the interface itself. */
+static struct doca_devinfo *rdma_devinfo(struct dev_list *list, const struct core_sysfs_rdma_dev *d)
+{
+	struct doca_devinfo *devinfo = calloc(1, sizeof(*devinfo));
+	struct doca_devinfo *soft = d->netdev[0] != '\0' ? dev_list_find_iface(list, d->netdev) : NULL;
+
+	if (devinfo == NULL)
+		return NULL;
+	if (d->nb_gids > 0) {
+		devinfo->addrs = calloc(d->nb_gids, sizeof(*devinfo->addrs));
+		if (devinfo->addrs == NULL) {
+			free(devinfo);
+			return NULL;
+		}
+	}
+	atomic_init(&devinfo->refcount, 1);
+	devinfo->kind = SOFTDOCA_DEV_KIND_RDMA;
+	strcpy(devinfo->ibdev_name, d->name); /* same size */
+	strcpy(devinfo->iface_name, d->netdev); /* same size */
+	for (uint32_t i = 0; i < d->nb_gids; i++)
+		gid_to_addr(&d->gids[i], &devinfo->addrs[i]);
+	devinfo->nb_addrs = d->nb_gids;
+	if (soft != NULL) {
+		devinfo->ifindex = soft->ifindex;
+		devinfo->if_flags = soft->if_flags;
+		devinfo->has_mac = soft->has_mac;
+		memcpy(devinfo->mac, soft->mac, sizeof(devinfo->mac));
+		devinfo->active_rate = soft->active_rate;
+		dev_list_drop(list, soft);
+	} else {
+		devinfo->ifindex = d->netdev[0] != '\0' ? if_nametoindex(d->netdev) : 0;
+		if (devinfo->ifindex != 0)
+			read_mac_ioctl(devinfo);
+		devinfo->active_rate = d->netdev[0] != '\0' ? read_active_rate(d->netdev) : SOFT_DEFAULT_RATE;
+	}
+	if (d->pci_addr[0] != '\0')
+		strcpy(devinfo->pci_addr, d->pci_addr);
+	else
+		pci_addr_from_ifindex(devinfo->ifindex, devinfo->pci_addr);
+	return devinfo;
+}
+
+/* Every RDMA device of the host, after the soft devices; each replaces the
+ * soft device of its netdev. */
+static doca_error_t collect_rdma_devices(struct dev_list *list)
+{
+	struct core_sysfs_rdma_dev *devs;
+	doca_error_t err;
+	uint32_t nb;
+
+	err = core_sysfs_rdma_devices(&devs, &nb);
+	if (err != DOCA_SUCCESS)
+		return err;
+	for (uint32_t i = 0; i < nb && err == DOCA_SUCCESS; i++) {
+		struct doca_devinfo **grown = realloc(list->devs, (list->nb + 1) * sizeof(*grown));
+		struct doca_devinfo *devinfo;
+
+		if (grown == NULL) {
+			err = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		list->devs = grown;
+		devinfo = rdma_devinfo(list, &devs[i]);
+		if (devinfo == NULL) {
+			err = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		list->devs[list->nb++] = devinfo;
+	}
+	if (err != DOCA_SUCCESS)
+		SDK_LOG_ERR("out of memory listing the RDMA devices");
+	core_sysfs_rdma_devices_free(devs, nb);
+	return err;
+}
+
 DOCA_STABLE
 doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 {
@@ -445,6 +563,9 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 	err = collect_soft_devices(&list);
 	if (err != DOCA_SUCCESS)
 		goto clear_list;
+	err = collect_rdma_devices(&list);
+	if (err != DOCA_SUCCESS)
+		goto clear_list;
 	err = apply_aliases(&list);
 	if (err != DOCA_SUCCESS)
 		goto clear_list;
@@ -458,7 +579,7 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 	}
 	out[list.nb] = NULL;
 	if (list.nb == 0)
-		SDK_LOG_WARN("no device: no network interface has an IP address");
+		SDK_LOG_WARN("no device: no network interface has an IP address and there is no RDMA device");
 	for (uint32_t i = 0; i < list.nb; i++)
 		SDK_LOG_DBG("device %s: interface %s, PCI %s, %u address(es)", out[i]->ibdev_name,
 			    out[i]->iface_name, out[i]->pci_addr, out[i]->nb_addrs);
@@ -1030,8 +1151,19 @@ SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid(const struct doca_devinfo *dev
 		return err;
 	if (gid_out == NULL)
 		return null_arg(__func__, "gid_out");
+	if (devinfo->addrs[index].family == AF_UNSPEC) {
+		memset(gid_out, 0, DOCA_GID_BYTE_LENGTH); /* what sysfs and ibv_query_gid say */
+		return DOCA_SUCCESS;
+	}
 	addr_to_gid(&devinfo->addrs[index], gid_out);
 	return DOCA_SUCCESS;
+}
+
+SOFTDOCA_EXPORT const char *softdoca_devinfo_gid_type(const struct doca_devinfo *devinfo, uint32_t index)
+{
+	if (devinfo == NULL || index >= devinfo->nb_addrs || devinfo->addrs[index].family == AF_UNSPEC)
+		return "";
+	return core_gid_type_name(devinfo->addrs[index].type);
 }
 
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
@@ -1048,6 +1180,8 @@ SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *de
 		return null_arg(__func__, "len_out");
 
 	addr = &devinfo->addrs[index];
+	if (addr->family == AF_UNSPEC)
+		return DOCA_ERROR_NOT_FOUND; /* an empty entry; callers that care say so */
 	memset(addr_out, 0, sizeof(*addr_out));
 	if (addr->family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)addr_out;
@@ -1080,6 +1214,8 @@ SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid_find(const struct doca_devinfo
 	if (index_out == NULL)
 		return null_arg(__func__, "index_out");
 	for (uint32_t i = 0; i < devinfo->nb_addrs; i++) {
+		if (devinfo->addrs[i].family == AF_UNSPEC)
+			continue;
 		addr_to_gid(&devinfo->addrs[i], own);
 		if (memcmp(own, gid, DOCA_GID_BYTE_LENGTH) == 0) {
 			*index_out = i;

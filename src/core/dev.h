@@ -9,7 +9,9 @@
  * The GID table of a soft device is its interface's addresses: IPv4
  * addresses first, then IPv6 ones, each in the order the kernel lists them;
  * an IPv4 address appears as the IPv4-mapped IPv6 address ::ffff:a.b.c.d,
- * as RoCE v2 does. GID index i is address i.
+ * as RoCE v2 does. GID index i is address i. The GID table of an RDMA
+ * device (dev_sysfs.c) is the kernel's, with its indices: an entry may be
+ * empty (family AF_UNSPEC).
  */
 #ifndef SOFTDOCA_CORE_DEV_H_
 #define SOFTDOCA_CORE_DEV_H_
@@ -23,18 +25,20 @@
 
 #include "common.h"
 #include "core_engine.h" /* softdoca_devinfo_iface */
+#include "dev_sysfs.h"
 
-/* Where a device comes from. Only soft devices exist today; real RDMA
- * devices found through UCX will be a second kind. */
+/* Where a device comes from. */
 enum softdoca_dev_kind {
 	SOFTDOCA_DEV_KIND_SOFT = 0, /* a network interface driven in software */
-	SOFTDOCA_DEV_KIND_RDMA = 1, /* reserved: an RDMA device UCX can use */
+	SOFTDOCA_DEV_KIND_RDMA = 1, /* an RDMA device of the host (/sys/class/infiniband) */
 };
 
-/* One interface address, kept in the family's own byte layout. */
+/* One GID table entry as an address, kept in the family's own byte
+ * layout: an IPv4-mapped GID as AF_INET. */
 struct softdoca_dev_addr {
-	sa_family_t family; /* AF_INET or AF_INET6 */
-	uint8_t bytes[16];  /* 4 used for AF_INET, network order */
+	sa_family_t family;       /* AF_INET or AF_INET6; AF_UNSPEC: an empty entry */
+	uint8_t bytes[16];        /* 4 used for AF_INET, network order */
+	enum core_gid_type type;  /* a soft device's are all RoCE v2 */
 };
 
 struct doca_devinfo {
@@ -62,6 +66,10 @@ SOFTDOCA_EXPORT const char *softdoca_devinfo_ibdev(const struct doca_devinfo *de
  * or index out of range). */
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid(const struct doca_devinfo *devinfo, uint32_t index,
 						  uint8_t gid_out[DOCA_GID_BYTE_LENGTH]);
+
+/* The type of GID number index as sysfs words it ("RoCE v2", "IB/RoCE
+ * v1"; "" for an empty entry or an index out of range). */
+SOFTDOCA_EXPORT const char *softdoca_devinfo_gid_type(const struct doca_devinfo *devinfo, uint32_t index);
 
 /* Find which GID index holds gid. Errors: INVALID_VALUE (NULL argument),
  * NOT_FOUND. */

@@ -294,6 +294,12 @@ doca_error_t doca_rdma_set_gid_index(struct doca_rdma *rdma, uint32_t gid_index)
 			    softdoca_devinfo_ibdev(devinfo), count);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (softdoca_devinfo_gid_type(devinfo, gid_index)[0] == '\0') {
+		SDK_LOG_ERR("%s: GID index %u of device %s is empty (its GID table has no GID there; "
+			    "/sys/class/infiniband/%s/ports/1/gids lists the ones it has)",
+			    __func__, gid_index, softdoca_devinfo_ibdev(devinfo), softdoca_devinfo_ibdev(devinfo));
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	rdma->props.gid_index = gid_index;
 	return DOCA_SUCCESS;
 }
