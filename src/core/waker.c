@@ -26,6 +26,12 @@
 
 SDK_LOG_REGISTER(CORE::WAKER)
 
+/* How long the thread stays with nothing registered before it ends: a
+ * program that makes and destroys a PE or context in a loop then keeps
+ * one thread instead of starting one a round (each start while the last
+ * is still ending costs a stack and a malloc arena more). */
+#define WAKER_LINGER_MS 250
+
 /* epoll keys of the waker's own fds; watches count from WAKER_FIRST_ID. */
 #define WAKER_ID_KICK 1u
 #define WAKER_ID_TIMER 2u
@@ -226,16 +232,19 @@ static void *waker_main(void *arg)
 
 	(void)arg;
 	pthread_mutex_lock(&waker.lock);
-	while (!waker.stop && !waker_idle_locked()) {
+	while (!waker.stop) {
+		int timeout = waker_idle_locked() ? WAKER_LINGER_MS : -1;
 		int n;
 
 		pthread_mutex_unlock(&waker.lock);
-		n = epoll_wait(waker.epfd, evs, 16, -1);
+		n = epoll_wait(waker.epfd, evs, 16, timeout);
 		pthread_mutex_lock(&waker.lock);
 		if (n < 0 && errno != EINTR) {
 			SDK_LOG_ERR("waker: epoll_wait: %s; timers and watches stop", strerror(errno));
 			break;
 		}
+		if (n == 0 && waker_idle_locked())
+			break; /* nothing registered for a whole linger */
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.u64 == WAKER_ID_KICK)
 				waker_drain(waker.kick);
@@ -247,7 +256,7 @@ static void *waker_main(void *arg)
 		waker_fire_timers_locked();
 		waker_timerfd_update_locked();
 	}
-	/* Nothing registered: the thread ends, detached (nobody joins a
+	/* Nothing registered for a while: the thread ends, detached (nobody joins a
 	 * thread that left by itself; a process that ends with _exit would
 	 * otherwise hold an unjoined thread, which a thread checker reports),
 	 * and the next registration makes another. Told to stop, it is

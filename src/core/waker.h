@@ -9,7 +9,8 @@
  * to the earliest deadline and on the watched fds.
  *
  * The thread is started by the first registration and ends by itself when
- * nothing is registered (no timer pending, no fd watched). It is named
+ * nothing has been registered (no timer pending, no fd watched) for a
+ * quarter of a second, so that a loop of short-lived PEs keeps one. It is named
  * "softdoca-waker" (/proc/<pid>/task/<tid>/comm). Its signals are all
  * blocked (the application's handlers run on its own threads).
  *
