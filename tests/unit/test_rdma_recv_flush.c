@@ -123,26 +123,35 @@ static int teardown_sides(void **state)
 	return 0;
 }
 
-/* from sends "ping" over conn; the receive posted on to's context gets it. */
-static void ping(struct side *from, struct doca_rdma_connection *conn, struct counts *from_n, struct side *to,
-		 struct counts *to_n)
+/* from sends the 4 bytes of text over conn; a receive already posted on
+ * the peer's context (its buf at mem + 4096) gets them. */
+static void send_text(struct side *from, struct doca_rdma_connection *conn, struct counts *from_n,
+		      struct counts *to_n, const char *text)
 {
 	struct doca_buf *src = buf_on(mem_mmap, mem, 64, 4);
-	struct doca_buf *dst = buf_on(mem_mmap, mem + 4096, 64, 0);
-	struct doca_rdma_task_receive *recv = post_receive(to, dst);
 	struct doca_rdma_task_send *send;
 	union doca_data ud = {.u64 = 0};
 	int from_ok = from_n->ok + 1, to_ok = to_n->ok + 1;
 
-	memcpy(mem, "ping", 4);
+	memcpy(mem, text, 4);
 	assert_ok(doca_rdma_task_send_allocate_init(from->rdma, conn, src, ud, &send));
 	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
 	assert_true(progress_until(&from_n->ok, from_ok));
 	assert_true(progress_until(&to_n->ok, to_ok));
-	assert_memory_equal(mem + 4096, "ping", 4);
+	assert_memory_equal(mem + 4096, text, 4);
 	doca_task_free(doca_rdma_task_send_as_task(send));
-	doca_task_free(doca_rdma_task_receive_as_task(recv));
 	put(src);
+}
+
+/* A receive on to's context, then from's "ping" fills it. */
+static void ping(struct side *from, struct doca_rdma_connection *conn, struct counts *from_n, struct side *to,
+		 struct counts *to_n)
+{
+	struct doca_buf *dst = buf_on(mem_mmap, mem + 4096, 64, 0);
+	struct doca_rdma_task_receive *recv = post_receive(to, dst);
+
+	send_text(from, conn, from_n, to_n, "ping");
+	doca_task_free(doca_rdma_task_receive_as_task(recv));
 	put(dst);
 }
 
@@ -236,21 +245,7 @@ static void test_other_connection_keeps_receives(void **state)
 	progress_rounds(50);
 	assert_int_equal(on_b.err, 0);
 
-	{
-		struct doca_buf *src = buf_on(mem_mmap, mem, 64, 4);
-		struct doca_rdma_task_send *send;
-		union doca_data ud = {.u64 = 0};
-		int b_ok = on_b.ok + 1;
-
-		memcpy(mem, "from", 4);
-		assert_ok(doca_rdma_task_send_allocate_init(C.rdma, C.conn, src, ud, &send));
-		assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
-		assert_true(progress_until(&on_b.ok, b_ok));
-		assert_true(progress_until(&on_c.ok, 2));
-		assert_memory_equal(mem + 4096, "from", 4);
-		doca_task_free(doca_rdma_task_send_as_task(send));
-		put(src);
-	}
+	send_text(&C, C.conn, &on_c, &on_b, "from");
 	/* The last connection closes: the receive left is flushed. */
 	assert_ok(doca_rdma_connection_disconnect(b_to_c));
 	assert_true(progress_until(&on_b.err, 1));
@@ -268,7 +263,6 @@ static void test_connection_never_up_keeps_receives(void **state)
 	struct doca_buf *bufs[1];
 	const void *desc;
 	size_t desc_len;
-	int b_ok;
 
 	(void)state;
 	post_receives(&B, recvs, bufs, 1);
@@ -279,21 +273,7 @@ static void test_connection_never_up_keeps_receives(void **state)
 	assert_ok(doca_rdma_export(B.rdma, &desc, &desc_len, &again));
 	assert_ok(doca_rdma_connect(A.rdma, desc, desc_len, A.conn));
 	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, again));
-	{
-		struct doca_buf *src = buf_on(mem_mmap, mem, 64, 4);
-		struct doca_rdma_task_send *send;
-		union doca_data ud = {.u64 = 0};
-
-		b_ok = on_b.ok + 1;
-		memcpy(mem, "late", 4);
-		assert_ok(doca_rdma_task_send_allocate_init(A.rdma, A.conn, src, ud, &send));
-		assert_ok(doca_task_submit(doca_rdma_task_send_as_task(send)));
-		assert_true(progress_until(&on_b.ok, b_ok));
-		assert_true(progress_until(&on_a.ok, 1));
-		assert_memory_equal(mem + 4096, "late", 4);
-		doca_task_free(doca_rdma_task_send_as_task(send));
-		put(src);
-	}
+	send_text(&A, A.conn, &on_a, &on_b, "late");
 	free_receives(recvs, bufs, 1);
 }
 
