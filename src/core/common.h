@@ -24,6 +24,18 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
+/* The value of hex digit c (either case), or -1. */
+static inline int softdoca_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* A whole decimal number in [min, max], digits only (no sign, space or
  * empty text), as the SOFTDOCA_* environment variables take; false and
  * *out untouched otherwise. max is at most UINT64_MAX / 10. */

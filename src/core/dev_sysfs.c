@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "dev_sysfs.h"
 #include "log_internal.h"
 
@@ -103,17 +104,6 @@ static int name_valid(const char *name, size_t max)
 	return 1;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "fe80:0000:0000:0000:5054:00ff:fe12:3456" -> 16 bytes. */
 static int gid_parse(const char *text, uint8_t raw[DOCA_GID_BYTE_LENGTH])
 {
@@ -124,7 +114,7 @@ static int gid_parse(const char *text, uint8_t raw[DOCA_GID_BYTE_LENGTH])
 		int d[4];
 
 		for (int k = 0; k < 4; k++) {
-			d[k] = hex_digit(g[k]);
+			d[k] = softdoca_hex_digit(g[k]);
 			if (d[k] < 0)
 				return -1;
 		}

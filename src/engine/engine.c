@@ -93,17 +93,6 @@ static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 static uint8_t host_id_bytes[WIRE_HOST_ID_LEN];
 static uint64_t host_pid_ns;
 
-static int hex_nibble(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void host_identity_read(void)
 {
 	char text[64] = {0};
@@ -117,11 +106,11 @@ static void host_identity_read(void)
 		close(fd);
 		/* "xxxxxxxx-xxxx-...": keep the hex digits, two per byte. */
 		for (ssize_t i = 0; i + 1 < got && n < WIRE_HOST_ID_LEN; i++) {
-			int hi = hex_nibble(text[i]), lo;
+			int hi = softdoca_hex_digit(text[i]), lo;
 
 			if (hi < 0)
 				continue;
-			lo = hex_nibble(text[++i]);
+			lo = softdoca_hex_digit(text[++i]);
 			if (lo < 0)
 				break;
 			host_id_bytes[n++] = (uint8_t)(hi << 4 | lo);
