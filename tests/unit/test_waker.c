@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/wait.h>
@@ -67,6 +68,32 @@ static int waker_threads(void)
 	}
 	closedir(d);
 	return n;
+}
+
+/* The thread id of the waker's thread, 0 when there is none. */
+static long waker_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long tid = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL && tid == 0) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "softdoca-waker", 14) == 0)
+			tid = atol(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return tid;
 }
 
 static void pause_ms(unsigned int ms)
@@ -136,6 +163,32 @@ static void test_timers_in_order(void **state)
 	assert_int_equal(order[2], 0);
 	for (int i = 0; i < 3; i++)
 		assert_false(softdoca_waker_timer_pending(&t[i]));
+	assert_true(wait_thread_gone());
+}
+
+/* Registrations that come and go in quick succession (a program making
+ * PEs in a loop) are served by one thread: it stays a while with nothing
+ * registered instead of ending and being made again each round. */
+static void test_short_gaps_keep_one_thread(void **state)
+{
+	struct softdoca_waker_timer t;
+	long first = 0;
+
+	(void)state;
+	atomic_store(&fired, 0);
+	softdoca_waker_timer_init(&t, record, NULL);
+	for (int round = 0; round < 30; round++) {
+		long tid;
+
+		atomic_store(&fired, 0);
+		assert_int_equal(softdoca_waker_timer_arm(&t, now_ns() + MS), DOCA_SUCCESS);
+		assert_true(wait_for(&fired, 1));
+		tid = waker_tid();
+		if (first == 0)
+			first = tid;
+		assert_true(tid != 0 && tid == first);
+		softdoca_waker_timer_cancel(&t); /* nothing registered now */
+	}
 	assert_true(wait_thread_gone());
 }
 
@@ -332,6 +385,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timers_in_order),
+		cmocka_unit_test(test_short_gaps_keep_one_thread),
 		cmocka_unit_test(test_arm_earlier_only),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_periodic),
