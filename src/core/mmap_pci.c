@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -131,9 +132,9 @@ static bool proc_start_time(pid_t pid, uint64_t *out)
 static void log_ptrace_refused(uint32_t pid, const char *what, int err)
 {
 	SDK_LOG_ERR("the kernel refused %s of process %u (%s): reaching another process's memory needs ptrace "
-		    "permission. Fix: run exporter and importer as the same user and allow it (sysctl "
-		    "kernel.yama.ptrace_scope=0, or CAP_SYS_PTRACE for the importer, e.g. docker --cap-add "
-		    "SYS_PTRACE)",
+		    "permission. Fix: run exporter and importer as the same user (a softdoca exporter lets its "
+		    "user in under kernel.yama.ptrace_scope=1); with ptrace_scope 2 or 3, or an exporter that made "
+		    "itself non-dumpable, the importer needs CAP_SYS_PTRACE (e.g. docker --cap-add SYS_PTRACE)",
 		    what, pid, strerror(err));
 }
 
@@ -267,6 +268,55 @@ static void table_drop_inherited(void)
 	memset(slot_taken, 0, sizeof(slot_taken));
 }
 
+#define YAMA_SCOPE_PATH "/proc/sys/kernel/yama/ptrace_scope"
+
+/* kernel.yama.ptrace_scope, -1 without Yama (no restriction beyond the
+ * usual same-user rule). */
+static int yama_scope(void)
+{
+	char text[8] = "";
+	int fd = open(YAMA_SCOPE_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0 || text[0] < '0' || text[0] > '3')
+		return -1;
+	return text[0] - '0';
+}
+
+/*
+ * The importer (the DPU side) copies with process_vm_readv/writev, which
+ * Yama's ptrace_scope=1 (Ubuntu's default) refuses between processes that
+ * are not parent and child. A process that exports memory for PCI asks for
+ * exactly that access, so at its first export it names any process as its
+ * ptracer (PR_SET_PTRACER_ANY): scope 1 then lets its own user's processes
+ * reach it, as scope 0 would; other users stay refused by the kernel's
+ * usual checks. Scopes 2 and 3 admit no such grant: said once.
+ */
+static void table_allow_importers(void)
+{
+	int scope = yama_scope();
+
+	if (scope <= 0)
+		return;
+	if (scope == 1) {
+		if (prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0) == 0)
+			SDK_LOG_INFO("PCI export: kernel.yama.ptrace_scope is 1, so this process lets processes of its "
+				     "user reach its memory (prctl PR_SET_PTRACER_ANY), as the importer's copies need");
+		else
+			SDK_LOG_WARN("PCI export: kernel.yama.ptrace_scope is 1 and prctl(PR_SET_PTRACER) failed (%s): "
+				     "importers in unrelated processes will be refused",
+				     strerror(errno));
+		return;
+	}
+	SDK_LOG_WARN("PCI export: kernel.yama.ptrace_scope is %d: only an importer with CAP_SYS_PTRACE%s can "
+		     "reach this export (scope 1 or 0 lets processes of the same user)",
+		     scope, scope == 3 ? " (and not even that: scope 3 refuses every attach)" : "");
+}
+
 static doca_error_t table_create(void)
 {
 	uint32_t pid;
@@ -306,6 +356,7 @@ static doca_error_t table_create(void)
 	table_fd = fd;
 	table_pid = (pid_t)pid;
 	table_start_time = start;
+	table_allow_importers();
 	return DOCA_SUCCESS;
 
 close_fd:

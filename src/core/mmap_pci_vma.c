@@ -277,7 +277,8 @@ doca_error_t core_pci_maps_open(pid_t pid, struct core_pci_maps **out)
 	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
 		SDK_LOG_ERR("the kernel refused reading the memory map of process %d (%s): reaching another "
 			    "process's memory needs ptrace permission. Fix: run exporter and importer as the same user "
-			    "and allow it (sysctl kernel.yama.ptrace_scope=0, or CAP_SYS_PTRACE for the importer)",
+			    "(a softdoca exporter lets its user in under kernel.yama.ptrace_scope=1); with ptrace_scope "
+			    "2 or 3 the importer needs CAP_SYS_PTRACE",
 			    (int)pid, strerror(errno));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
