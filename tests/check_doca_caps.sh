@@ -184,6 +184,9 @@ awk '/^PCI: /{p=$2} /^    softdoca extras/{x=1; next} /^PCI: /{x=0} x && $1=="rd
 	[ "$value" = "$want" ] || echo "BAD $pci: rdma_cm '$value', want '$want'"
 done >"$work/rdmacm.bad"
 [ ! -s "$work/rdmacm.bad" ] || fail "$(cat "$work/rdmacm.bad")"
+# What carries the traffic: one data_path row per device, in the extras.
+[ "$(grep -cE '^        data_path +UCX shared memory \(posix\) to peers on this host, softdoca.s TCP link to others' "$work/caps.out")" = "$ndev" ] ||
+	fail "capability listing: want one data_path row per device naming UCX shared memory and softdoca's TCP link"
 run capsp 0 -p "$(head -1 "$work/devices" | cut -d' ' -f1)"
 [ "$(grep -c '^PCI: ' "$work/capsp.out")" = 1 ] || fail "-p: capability listing of more than one device"
 

@@ -317,6 +317,11 @@ static void extras_transports(const struct doca_devinfo *devinfo)
 	snprintf(value, sizeof(value), "%s%s%s%s", rc ? "RC" : "", rc && dc ? ", " : "", dc ? "DC" : "",
 		 !rc && !dc ? "none" : "");
 	caps_print_row("transports", value);
+	softdoca_engine_data_path(value, sizeof(value));
+	if (softdoca_devinfo_kind(devinfo) == SOFTDOCA_DEV_KIND_RDMA)
+		snprintf(value + strlen(value), sizeof(value) - strlen(value),
+			 "; the RDMA device's own transport is not used yet");
+	caps_print_row("data_path", value);
 }
 
 /*

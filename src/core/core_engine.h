@@ -153,6 +153,12 @@ SOFTDOCA_EXPORT uint32_t softdoca_devinfo_gid_count(const struct doca_devinfo *d
 SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_addr(const struct doca_devinfo *devinfo, uint32_t index,
 						   struct sockaddr_storage *addr_out, socklen_t *len_out);
 
+/* What carries an RDMA context's traffic under this process's UCX_TLS,
+ * in words, into out (doca_caps' data_path row, the engine's DEBUG line):
+ * UCX shared memory for peers on this host, softdoca's TCP link for
+ * others. */
+SOFTDOCA_EXPORT void softdoca_engine_data_path(char *out, size_t len);
+
 /* ---- the timeline ------------------------------------------------------ */
 
 /* Set once before main when SOFTDOCA_TRACE is set; never changes after.

@@ -158,6 +158,17 @@ static const struct ucx_tls *engine_transports(void)
 	return &tls_choice;
 }
 
+SOFTDOCA_EXPORT void softdoca_engine_data_path(char *out, size_t len)
+{
+	const struct ucx_tls *t = engine_transports();
+
+	if (!t->posix && !t->tcp)
+		snprintf(out, len, "none (UCX_TLS names no transport softdoca can use)");
+	else
+		snprintf(out, len, "%s%s%s", t->posix ? "UCX shared memory (posix) to peers on this host" : "",
+			 t->posix && t->tcp ? ", " : "", t->tcp ? "softdoca's TCP link to others" : "");
+}
+
 /* ---- the service thread -------------------------------------------- */
 
 /* An event's data: the source, and in the top 8 bits (above any user

@@ -89,6 +89,23 @@ static uint8_t rdma_gid_type(struct doca_dev *dev, uint32_t gid_index)
 	return sa.ss_family == AF_INET ? ENGINE_GID_IPV4 : ENGINE_GID_IPV6;
 }
 
+/* Which transport carries the context's traffic, at DEBUG: the question a
+ * user of a real RDMA device asks first. */
+static void rdma_say_data_path(struct doca_dev *dev)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(dev);
+	char path[160];
+
+	if (!softdoca_log_sdk_enabled(DOCA_LOG_LEVEL_DEBUG))
+		return;
+	softdoca_engine_data_path(path, sizeof(path));
+	SDK_LOG_DBG("rdma start on device %s (interface %s): data path %s%s", softdoca_devinfo_ibdev(info),
+		    softdoca_devinfo_iface(info), path,
+		    softdoca_devinfo_kind(info) == SOFTDOCA_DEV_KIND_RDMA ?
+			    "; the RDMA device's own transport is not used (softdoca carries the traffic)" :
+			    "");
+}
+
 static doca_error_t rdma_start(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rdma = rdma_from_ctx(ctx);
@@ -120,6 +137,7 @@ static doca_error_t rdma_start(struct doca_ctx *ctx)
 		rdma_run_free(rdma);
 		return status;
 	}
+	rdma_say_data_path(ctx->dev);
 	return DOCA_SUCCESS;
 }
 

@@ -24,6 +24,7 @@
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_rdma.h>
@@ -32,6 +33,16 @@
 #include "dev_sysfs.h"
 
 static char root[64];
+
+/* SDK lines at DEBUG, kept to look for the data-path line. */
+static char log_line[1024];
+static char data_path_line[1024];
+
+static void log_flush(char *buf)
+{
+	if (strstr(buf, "data path") != NULL)
+		snprintf(data_path_line, sizeof(data_path_line), "%s", buf);
+}
 
 /* ---- the made-up tree ------------------------------------------------------ */
 
@@ -125,6 +136,13 @@ static int group_setup(void **state)
 	put_gid("bad name!", 0, GID_127_0_0_1, "RoCE v2\n", "lo\n");
 	put_file("class/infiniband/noport0/node_type", "1: CA\n");
 	core_sysfs_set_root(root);
+	{
+		struct doca_log_backend *backend;
+
+		assert_int_equal(doca_log_backend_create_with_buf_sdk(log_line, sizeof(log_line), log_flush, &backend),
+				 DOCA_SUCCESS);
+		assert_int_equal(doca_log_backend_set_sdk_level(backend, DOCA_LOG_LEVEL_DEBUG), DOCA_SUCCESS);
+	}
 	return 0;
 }
 
@@ -338,6 +356,9 @@ static void test_write_over_gid_1(void **state)
 		(void)doca_pe_progress(pe);
 	assert_int_equal(writes_ok, 1);
 	assert_memory_equal(dst_mem, "over rxe0, GID 1", 16);
+	/* The start said what carries the traffic, and that rxe0 itself does not. */
+	assert_non_null(strstr(data_path_line, "rdma start on device rxe0 (interface lo): data path "));
+	assert_non_null(strstr(data_path_line, "the RDMA device's own transport is not used"));
 	doca_task_free(doca_rdma_task_write_as_task(w));
 	assert_int_equal(doca_buf_dec_refcount(src, NULL), DOCA_SUCCESS);
 	assert_int_equal(doca_buf_dec_refcount(dst, NULL), DOCA_SUCCESS);
