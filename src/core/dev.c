@@ -317,17 +317,19 @@ static int devinfo_order(const void *a, const void *b)
 
 /* ---- SOFTDOCA_DEVICES aliases ---------------------------------------- */
 
-static int ibdev_name_valid(const char *name)
+/* A device or interface name of 1 to max-1 letters, digits, '_', '-' or
+ * '.': what an alias may set and what dev_sysfs.c takes from sysfs. */
+int core_dev_name_valid(const char *name, size_t max)
 {
 	size_t len = strlen(name);
 
-	if (len == 0 || len >= DOCA_DEVINFO_IBDEV_NAME_SIZE)
+	if (len == 0 || len >= max)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
 		char c = name[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '_' || c == '-' || c == '.';
-		if (!ok)
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+		      c == '-' || c == '.'))
 			return 0;
 	}
 	return 1;
@@ -357,7 +359,7 @@ static void apply_alias(struct dev_list *list, char *entry, uint8_t *renamed)
 	}
 	*eq = '\0';
 	iface = eq + 1;
-	if (!ibdev_name_valid(entry) || iface[0] == '\0') {
+	if (!core_dev_name_valid(entry, DOCA_DEVINFO_IBDEV_NAME_SIZE) || iface[0] == '\0') {
 		SDK_LOG_WARN(SOFT_ALIAS_ENV ": entry '%s=%s' needs a name of 1-%d letters, digits, '_', '-', '.' "
 			     "and an interface, ignored",
 			     entry, iface, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1);

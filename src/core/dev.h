@@ -82,6 +82,10 @@ SOFTDOCA_EXPORT doca_error_t softdoca_devinfo_gid_find(const struct doca_devinfo
 SOFTDOCA_EXPORT void softdoca_dev_hold(struct doca_dev *dev);
 SOFTDOCA_EXPORT void softdoca_dev_release(struct doca_dev *dev);
 
+/* Within libdoca_common: a device or interface name of 1 to max-1
+ * letters, digits, '_', '-' or '.'. */
+int core_dev_name_valid(const char *name, size_t max);
+
 /* Within libdoca_common (dev_rep.c): a reference on a devinfo, kept by the
  * representors that stand for it; every ref needs one unref. */
 void core_devinfo_ref(struct doca_devinfo *devinfo);

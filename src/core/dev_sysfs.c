@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "dev.h"
 #include "dev_sysfs.h"
 #include "log_internal.h"
 
@@ -85,23 +86,6 @@ static int read_value(const char *path, char out[SYSFS_VALUE_MAX])
 	if (n > 0 && out[n - 1] == '\n')
 		out[n - 1] = '\0';
 	return 0;
-}
-
-/* A device or netdev name: 1 to max-1 letters, digits, '_', '-', '.'. */
-static int name_valid(const char *name, size_t max)
-{
-	size_t len = strlen(name);
-
-	if (len == 0 || len >= max || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-		      c == '-' || c == '.'))
-			return 0;
-	}
-	return 1;
 }
 
 /* "fe80:0000:0000:0000:5054:00ff:fe12:3456" -> 16 bytes. */
@@ -187,8 +171,9 @@ static int read_gid(const char *dev, const char *port_path, uint32_t i, struct c
 		memset(gid->raw, 0, sizeof(gid->raw));
 		return 0;
 	}
+	/* A netdev name is never "." or ".." (the kernel refuses them). */
 	if (pathf(path, "%s/gid_attrs/ndevs/%u", port_path, i) == 0 && read_value(path, value) == 0 &&
-	    name_valid(value, IF_NAMESIZE))
+	    core_dev_name_valid(value, IF_NAMESIZE) && strcmp(value, ".") != 0 && strcmp(value, "..") != 0)
 		strcpy(gid->ndev, value);
 	return 0;
 }
@@ -286,7 +271,7 @@ doca_error_t core_sysfs_rdma_devices(struct core_sysfs_rdma_dev **devs_out, uint
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (!name_valid(e->d_name, DOCA_DEVINFO_IBDEV_NAME_SIZE)) {
+		if (!core_dev_name_valid(e->d_name, DOCA_DEVINFO_IBDEV_NAME_SIZE)) {
 			SDK_LOG_WARN("RDMA device '%.80s' in %s: not a name DOCA can report; not listed", e->d_name,
 				     class_path);
 			continue;
