@@ -29,6 +29,7 @@
 #include "mmap_pci.h"
 #include "mmap_pci_table.h"
 #include "secret.h"
+#include "yama.h"
 
 SDK_LOG_REGISTER(MMAP_PCI)
 
@@ -268,25 +269,6 @@ static void table_drop_inherited(void)
 	memset(slot_taken, 0, sizeof(slot_taken));
 }
 
-#define YAMA_SCOPE_PATH "/proc/sys/kernel/yama/ptrace_scope"
-
-/* kernel.yama.ptrace_scope, -1 without Yama (no restriction beyond the
- * usual same-user rule). */
-static int yama_scope(void)
-{
-	char text[8] = "";
-	int fd = open(YAMA_SCOPE_PATH, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0 || text[0] < '0' || text[0] > '3')
-		return -1;
-	return text[0] - '0';
-}
-
 /*
  * The importer (the DPU side) copies with process_vm_readv/writev, which
  * Yama's ptrace_scope=1 (Ubuntu's default) refuses between processes that
@@ -294,11 +276,12 @@ static int yama_scope(void)
  * exactly that access, so at its first export it names any process as its
  * ptracer (PR_SET_PTRACER_ANY): scope 1 then lets its own user's processes
  * reach it, as scope 0 would; other users stay refused by the kernel's
- * usual checks. Scopes 2 and 3 admit no such grant: said once.
+ * usual checks (UCX does the same for its CMA transport). Scopes 2 and 3
+ * admit no such grant: said once.
  */
 static void table_allow_importers(void)
 {
-	int scope = yama_scope();
+	int scope = softdoca_yama_scope();
 
 	if (scope <= 0)
 		return;
@@ -310,6 +293,11 @@ static void table_allow_importers(void)
 			SDK_LOG_WARN("PCI export: kernel.yama.ptrace_scope is 1 and prctl(PR_SET_PTRACER) failed (%s): "
 				     "importers in unrelated processes will be refused",
 				     strerror(errno));
+		return;
+	}
+	if (scope == SOFTDOCA_YAMA_UNKNOWN) {
+		SDK_LOG_WARN("PCI export: kernel.yama.ptrace_scope cannot be read: importers in unrelated processes "
+			     "may be refused");
 		return;
 	}
 	SDK_LOG_WARN("PCI export: kernel.yama.ptrace_scope is %d: only an importer with CAP_SYS_PTRACE%s can "

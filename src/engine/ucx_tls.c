@@ -85,6 +85,7 @@
 #include <unistd.h>
 
 #include "ucx_tls.h"
+#include "yama.h"
 
 enum {
 	T_SELF = 1u << 0,
@@ -493,16 +494,10 @@ static bool cma_there(void)
 	uint64_t src = 1, dst = 0;
 	struct iovec local = {.iov_base = &src, .iov_len = sizeof(src)};
 	struct iovec remote = {.iov_base = &dst, .iov_len = sizeof(dst)};
-	char scope[8] = "";
-	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
+	int scope = softdoca_yama_scope();
 
-	if (f != NULL) {
-		if (fgets(scope, sizeof(scope), f) == NULL)
-			scope[0] = '\0';
-		fclose(f);
-		if (scope[0] != '0' && scope[0] != '1')
-			return false;
-	}
+	if (scope > 1)
+		return false;
 	return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof(dst) && dst == src;
 }
 
