@@ -44,14 +44,17 @@ static uint64_t now_ns(void)
 	return softdoca_waker_now_ns();
 }
 
-/* Threads of this process named after the waker. */
-static int waker_threads(void)
+/* Threads of this process named after the waker; *tid (may be NULL) gets
+ * the id of one of them, 0 when there is none. */
+static int waker_threads_tid(long *tid)
 {
 	DIR *d = opendir("/proc/self/task");
 	struct dirent *e;
 	int n = 0;
 
 	assert_non_null(d);
+	if (tid != NULL)
+		*tid = 0;
 	while ((e = readdir(d)) != NULL) {
 		char path[300], comm[32] = "";
 		FILE *f;
@@ -62,37 +65,28 @@ static int waker_threads(void)
 		f = fopen(path, "r");
 		if (f == NULL)
 			continue; /* the thread ended meanwhile */
-		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "softdoca-waker", 14) == 0)
+		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "softdoca-waker", 14) == 0) {
 			n++;
+			if (tid != NULL)
+				*tid = atol(e->d_name);
+		}
 		fclose(f);
 	}
 	closedir(d);
 	return n;
 }
 
+static int waker_threads(void)
+{
+	return waker_threads_tid(NULL);
+}
+
 /* The thread id of the waker's thread, 0 when there is none. */
 static long waker_tid(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	long tid = 0;
+	long tid;
 
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL && tid == 0) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) != NULL && strncmp(comm, "softdoca-waker", 14) == 0)
-			tid = atol(e->d_name);
-		fclose(f);
-	}
-	closedir(d);
+	(void)waker_threads_tid(&tid);
 	return tid;
 }
 
