@@ -155,6 +155,19 @@ static void ping(struct side *from, struct doca_rdma_connection *conn, struct co
 	put(dst);
 }
 
+/* A new connection of B, to x's exported one (both sides connect). */
+static struct doca_rdma_connection *connect_b_to(struct side *x)
+{
+	struct doca_rdma_connection *conn;
+	const void *desc;
+	size_t desc_len;
+
+	assert_ok(doca_rdma_export(B.rdma, &desc, &desc_len, &conn));
+	assert_ok(doca_rdma_connect(x->rdma, desc, desc_len, x->conn));
+	assert_ok(doca_rdma_connect(B.rdma, x->desc, x->desc_len, conn));
+	return conn;
+}
+
 /* Post n receives on s's context; their bufs go to bufs. */
 static void post_receives(struct side *s, struct doca_rdma_task_receive **recvs, struct doca_buf **bufs, int n)
 {
@@ -227,14 +240,10 @@ static void test_other_connection_keeps_receives(void **state)
 	struct doca_rdma_task_receive *recvs[2];
 	struct doca_rdma_connection *b_to_c;
 	struct doca_buf *bufs[2];
-	const void *desc;
-	size_t desc_len;
 
 	(void)state;
 	side_ready(&C, 1);
-	assert_ok(doca_rdma_export(B.rdma, &desc, &desc_len, &b_to_c));
-	assert_ok(doca_rdma_connect(C.rdma, desc, desc_len, C.conn));
-	assert_ok(doca_rdma_connect(B.rdma, C.desc, C.desc_len, b_to_c));
+	b_to_c = connect_b_to(&C);
 	ping(&C, C.conn, &on_c, &B, &on_b);
 	ping(&A, A.conn, &on_a, &B, &on_b);
 
@@ -259,10 +268,7 @@ static void test_other_connection_keeps_receives(void **state)
 static void test_connection_never_up_keeps_receives(void **state)
 {
 	struct doca_rdma_task_receive *recvs[1];
-	struct doca_rdma_connection *again;
 	struct doca_buf *bufs[1];
-	const void *desc;
-	size_t desc_len;
 
 	(void)state;
 	post_receives(&B, recvs, bufs, 1);
@@ -270,9 +276,7 @@ static void test_connection_never_up_keeps_receives(void **state)
 	progress_rounds(50);
 	assert_int_equal(on_b.err, 0);
 
-	assert_ok(doca_rdma_export(B.rdma, &desc, &desc_len, &again));
-	assert_ok(doca_rdma_connect(A.rdma, desc, desc_len, A.conn));
-	assert_ok(doca_rdma_connect(B.rdma, A.desc, A.desc_len, again));
+	(void)connect_b_to(&A);
 	send_text(&A, A.conn, &on_a, &on_b, "late");
 	free_receives(recvs, bufs, 1);
 }
